@@ -1,0 +1,28 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Warnings are errors everywhere; the language mode is Swift 6 (tools version 6.x).
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "ResendButton",
+    products: [
+        .executable(name: "resend-button", targets: ["resend-button"]),
+    ],
+    targets: [
+        // Pure layers: no Foundation, no Glibc; they also compile as Embedded Swift (scripts/embedded-check).
+        .target(name: "HAL", swiftSettings: strict),
+        .target(name: "CharacterLCD", dependencies: ["HAL"], swiftSettings: strict),
+        .target(name: "ResendCore", dependencies: ["HAL"], swiftSettings: strict),
+        // Mock hardware: knows only the HAL.
+        .target(name: "HALMock", dependencies: ["HAL"], swiftSettings: strict),
+        // Wiring, CLI parsing, simulator: the executable's logic as a library so tests can drive it.
+        .target(name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "HALMock"], swiftSettings: strict),
+        .executableTarget(name: "resend-button", dependencies: ["ResendApp"], swiftSettings: strict),
+
+        .testTarget(name: "ResendCoreTests", dependencies: ["ResendCore", "HAL"], swiftSettings: strict),
+        .testTarget(name: "CharacterLCDTests", dependencies: ["CharacterLCD", "HALMock", "HAL"], swiftSettings: strict),
+        .testTarget(name: "HALMockTests", dependencies: ["HALMock", "HAL"], swiftSettings: strict),
+        .testTarget(name: "ResendAppTests", dependencies: ["ResendApp", "HALMock", "CharacterLCD", "ResendCore", "HAL"], swiftSettings: strict),
+    ]
+)

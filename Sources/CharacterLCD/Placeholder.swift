@@ -1,0 +1,2 @@
+// Placeholder until the target gets its first source file.
+enum CharacterLCDPlaceholder {}

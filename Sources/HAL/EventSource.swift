@@ -1,0 +1,18 @@
+/// Something that happened outside the controller, delivered to the event loop.
+public enum LoopInput: Hashable, Sendable {
+    /// The button line changed (not yet debounced).
+    case edge(ButtonEdge)
+    /// The user or the service manager asked to stop (SIGINT, SIGTERM, `q` in the simulator).
+    case stop
+}
+
+/// The one blocking call of the event loop: wait for inputs or a deadline.
+///
+/// `wait(until:)` blocks until at least one input is available or the monotonic clock reaches
+/// `deadline`, whichever is first, and returns the inputs in arrival order (empty when the deadline
+/// was reached with nothing to report). `deadline == nil` means wait for input with no time-out: an
+/// idle device makes no periodic wake-ups. A deadline already in the past returns at once.
+/// Virtual implementations move their virtual clock to the time of what they return.
+public protocol EventSource {
+    mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput]
+}

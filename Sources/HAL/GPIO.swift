@@ -1,0 +1,20 @@
+/// A change of the button's logical level, as seen by the GPIO backend.
+///
+/// `pressed` is logical: the backend applies active-low (a button to ground reads low when pressed
+/// and is reported as `pressed == true`). `time` comes from the kernel's edge timestamp on the
+/// monotonic clock when the backend has one, so queueing delays do not skew debouncing.
+public struct ButtonEdge: Hashable, Sendable {
+    public var pressed: Bool
+    public var time: Instant
+
+    public init(pressed: Bool, time: Instant) {
+        self.pressed = pressed
+        self.time = time
+    }
+}
+
+/// A digital output such as the LED. `active == true` means "on"; the backend inverts for
+/// active-low wiring. `set` does not block beyond the write itself.
+public protocol OutputLine {
+    mutating func set(_ active: Bool) throws(HALError)
+}
