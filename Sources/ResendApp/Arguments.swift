@@ -1,0 +1,107 @@
+/// A flag the command line accepts. `valueName` is nil for a switch (`--headless`).
+public struct OptionSpec: Sendable {
+    public var name: String
+    public var valueName: String?
+    public var help: String
+
+    public init(_ name: String, value valueName: String? = nil, help: String) {
+        self.name = name
+        self.valueName = valueName
+        self.help = help
+    }
+}
+
+/// The parsed command line of one subcommand: values by flag name, switches that were given, and
+/// the positional arguments. `--name value` and `--name=value` are both accepted.
+public struct ParsedArguments: Sendable {
+    public var values: [String: String] = [:]
+    public var switches: Set<String> = []
+    public var positional: [String] = []
+
+    public func value(_ name: String) -> String? { values[name] }
+    public func has(_ name: String) -> Bool { switches.contains(name) }
+}
+
+/// Parses `arguments` against `specs`; an unknown flag or a missing value is a usage error
+/// (exit 64) that names the flag and, for a near miss, the flag that was probably meant.
+public func parseArguments(_ arguments: [String], specs: [OptionSpec], command: String) throws(ExitError) -> ParsedArguments {
+    var parsed = ParsedArguments()
+    var index = 0
+    while index < arguments.count {
+        let argument = arguments[index]
+        index += 1
+        guard argument.hasPrefix("--"), argument.count > 2 else {
+            if argument.hasPrefix("-") && argument != "-" {
+                throw ExitError(.usage, "\(command): unknown option '\(argument)' (options start with --; see --help)")
+            }
+            parsed.positional.append(argument)
+            continue
+        }
+        var name = String(argument.dropFirst(2))
+        var inlineValue: String?
+        if let equals = name.firstIndex(of: "=") {
+            inlineValue = String(name[name.index(after: equals)...])
+            name = String(name[..<equals])
+        }
+        guard let spec = specs.first(where: { $0.name == name }) else {
+            var message = "\(command): unknown option '--\(name)'"
+            if let near = closestName(to: name, among: specs.map(\.name)) { message += "; did you mean '--\(near)'?" }
+            throw ExitError(.usage, message)
+        }
+        if let valueName = spec.valueName {
+            if let inlineValue {
+                parsed.values[name] = inlineValue
+            } else if index < arguments.count {
+                parsed.values[name] = arguments[index]
+                index += 1
+            } else {
+                throw ExitError(.usage, "\(command): option '--\(name)' needs a value (\(valueName))")
+            }
+        } else {
+            if inlineValue != nil { throw ExitError(.usage, "\(command): option '--\(name)' takes no value") }
+            parsed.switches.insert(name)
+        }
+    }
+    return parsed
+}
+
+/// The candidate within edit distance 2 of `name` (or sharing its prefix), if there is a clear one.
+public func closestName(to name: String, among candidates: [String]) -> String? {
+    var best: (name: String, distance: Int)?
+    for candidate in candidates {
+        let distance = editDistance(name, candidate)
+        if distance <= 2, best == nil || distance < best!.distance { best = (candidate, distance) }
+    }
+    if let best { return best.name }
+    let prefixed = candidates.filter { $0.hasPrefix(name) || name.hasPrefix($0) }
+    return prefixed.count == 1 ? prefixed[0] : nil
+}
+
+/// Levenshtein distance over characters.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+        }
+        swap(&previous, &current)
+    }
+    return previous[b.count]
+}
+
+/// Renders the options of a subcommand for `--help`.
+public func helpText(usage: String, summary: String, specs: [OptionSpec]) -> String {
+    var lines = ["usage: \(usage)", "", summary, "", "options:"]
+    let labels = specs.map { spec in "--\(spec.name)" + (spec.valueName.map { " \($0)" } ?? "") }
+    let width = (labels.map(\.count).max() ?? 0) + 2
+    for (label, spec) in zip(labels, specs) {
+        lines.append("  " + label + String(repeating: " ", count: width - label.count) + spec.help)
+    }
+    return lines.joined(separator: "\n")
+}

@@ -1,0 +1,135 @@
+import HAL
+import ResendCore
+
+/// The program's version, printed by `--version`.
+public let programVersion = "0.1.0"
+
+/// Where the CLI writes: injected so tests can run commands and read what a user would see.
+public struct Console {
+    public var out: (String) -> Void
+    public var err: (String) -> Void
+    public var readFile: (String) -> String?
+
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, readFile: @escaping (String) -> String?) {
+        self.out = out
+        self.err = err
+        self.readFile = readFile
+    }
+}
+
+let topUsage = """
+    usage: resend-button <command> [options]
+
+    commands:
+      simulate   run the button on mock hardware: an interactive terminal simulator, or --headless on virtual time
+      run        run on a Raspberry Pi: GPIO button and LED, HD44780 LCD on a PCF8574 I2C backpack
+      check      diagnose GPIO chips, lines and I2C buses, and say what to fix
+
+    Run 'resend-button <command> --help' for the options of a command.
+    """
+
+/// Runs the command line `arguments` (without the program name) and returns the exit code.
+/// Every failure is one line on `console.err` naming what is wrong, and a sysexits code.
+public func runCommandLine(_ arguments: [String], console: Console, interactive: (SimulateOptions) throws(ExitError) -> Void) -> ExitCode {
+    do throws(ExitError) {
+        guard let command = arguments.first else {
+            console.err(topUsage)
+            return .usage
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "simulate":
+            let options = try SimulateOptions.parse(rest)
+            if options.help {
+                console.out(SimulateOptions.help)
+            } else if options.headless {
+                let scriptText: String
+                if let path = options.scriptFile {
+                    guard let text = console.readFile(path) else {
+                        throw ExitError(.usage, "simulate: --script-file: cannot read '\(path)'")
+                    }
+                    scriptText = text
+                } else {
+                    scriptText = options.script ?? ""
+                }
+                let script = try parseScript(scriptText, command: "simulate")
+                try runHeadless(settings: options.settings, script: script, events: options.events, output: console.out)
+            } else {
+                try interactive(options)
+            }
+            return .ok
+        case "--help", "-h", "help":
+            console.out(topUsage)
+            return .ok
+        case "--version", "version":
+            console.out("resend-button \(programVersion)")
+            return .ok
+        default:
+            var message = "resend-button: unknown command '\(command)'"
+            if let near = closestName(to: command, among: ["simulate", "run", "check"]) { message += "; did you mean '\(near)'?" }
+            throw ExitError(.usage, message + " (commands: simulate, run, check)")
+        }
+    } catch {
+        console.err(error.message)
+        return error.code
+    }
+}
+
+/// The options of `resend-button simulate`.
+public struct SimulateOptions: Sendable {
+    public var settings = BehaviourSettings()
+    public var headless = false
+    public var script: String?
+    public var scriptFile: String?
+    public var events = false
+    public var help = false
+    /// The key that gives a bouncy press in the interactive simulator.
+    public var bounceKey: Character = "b"
+
+    static let specs: [OptionSpec] = BehaviourSettings.optionSpecs + [
+        OptionSpec("headless", help: "no terminal UI: run --script on virtual time, instantly, printing every change of the screen and the LED"),
+        OptionSpec("script", value: "ITEMS", help: "headless presses, e.g. \"press@0 bounce@30 press@60.5 end@90\" (times in s, or 500ms)"),
+        OptionSpec("script-file", value: "PATH", help: "read the headless script from a file (# starts a comment)"),
+        OptionSpec("events", help: "headless: also print press accepted/ignored and countdown events"),
+        OptionSpec("bounce-key", value: "KEY", help: "interactive: the key that gives a bouncy press (default b)"),
+        OptionSpec("help", help: "show this help"),
+    ]
+
+    public static var help: String {
+        helpText(
+            usage: "resend-button simulate [options]",
+            summary: "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive keys: space or enter = press, b = bouncy press, q or Ctrl-C = quit.",
+            specs: specs)
+    }
+
+    public static func parse(_ arguments: [String]) throws(ExitError) -> SimulateOptions {
+        let parsed = try parseArguments(arguments, specs: specs, command: "simulate")
+        var options = SimulateOptions()
+        if parsed.has("help") {
+            options.help = true
+            return options
+        }
+        if let extra = parsed.positional.first {
+            throw ExitError(.usage, "simulate: unexpected argument '\(extra)' (options start with --)")
+        }
+        try options.settings.apply(parsed, command: "simulate")
+        options.headless = parsed.has("headless")
+        options.events = parsed.has("events")
+        options.script = parsed.value("script")
+        options.scriptFile = parsed.value("script-file")
+        if options.script != nil && options.scriptFile != nil {
+            throw ExitError(.usage, "simulate: give either --script or --script-file, not both")
+        }
+        if !options.headless && (options.script != nil || options.scriptFile != nil) {
+            throw ExitError(.usage, "simulate: --script and --script-file need --headless")
+        }
+        if let key = parsed.value("bounce-key") {
+            let reserved: Set<Character> = [" ", "q", "Q"]
+            guard key.count == 1, let character = key.first, character.isASCII, !reserved.contains(character), character.isLetter || character.isNumber else {
+                throw ExitError(.usage, "simulate: --bounce-key: expected one letter or digit other than q, got '\(key)'")
+            }
+            options.bounceKey = character
+        }
+        return options
+    }
+}

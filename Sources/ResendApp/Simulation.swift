@@ -1,0 +1,109 @@
+import CharacterLCD
+import HAL
+import HALMock
+import ResendCore
+
+/// The mock device: the real driver and controller, an emulated PCF8574 + HD44780 on a recording
+/// bus, a recording LED. Shared by the headless and the interactive simulator and by tests.
+public struct MockDevice<Clock: MonotonicClock, Wait: Delay> {
+    public let settings: BehaviourSettings
+    public let bus: RecordingI2CBus
+    public let emulator: HD44780Emulator
+    public let led: RecordingLED
+    public var display: LCDDisplay<PCF8574Backpack<RecordingI2CBus>, Wait>
+
+    public static var address: I2CAddress { I2CAddress(0x27)! }  // PCF8574T default
+
+    public init(settings: BehaviourSettings, clock: Clock, delay: Wait, rom: CharacterROM = .a00) {
+        self.settings = settings
+        bus = RecordingI2CBus(clock: clock)
+        emulator = HD44780Emulator(columns: settings.geometry.columns, rows: settings.geometry.rows, clock: clock)
+        bus.attach(emulator, at: Self.address)
+        led = RecordingLED(clock: clock)
+        let backpack = PCF8574Backpack(bus: bus, address: Self.address)
+        display = LCDDisplay(lcd: HD44780(port: backpack, delay: delay, geometry: settings.geometry), rom: rom)
+    }
+}
+
+/// Prints every change of the emulated screen and of the LED, one line each, with the virtual time
+/// since the start: `12.000 screen |Verification    |Resend (48)     |` and `60.000 led on`.
+/// With `events` it also prints the controller's events (`press accepted`, `press ignored 48s left`).
+public final class HeadlessPrinter: LoopObserver {
+    private let emulator: HD44780Emulator
+    private let led: RecordingLED
+    private let start: Instant
+    private let events: Bool
+    private let output: (String) -> Void
+    private var lastScreen: [String]?
+    private var lastLED: Bool?
+
+    public init(emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, output: @escaping (String) -> Void) {
+        self.emulator = emulator
+        self.led = led
+        self.start = start
+        self.events = events
+        self.output = output
+    }
+
+    public func record(_ event: LoopEvent, at now: Instant) {
+        guard events, let text = describe(event) else { return }
+        output(formatSeconds3(now - start) + " " + text)
+    }
+
+    public func stepFinished(at now: Instant) {
+        let stamp = formatSeconds3(now - start)
+        if let on = led.isOn, on != lastLED {
+            lastLED = on
+            output(stamp + " led " + (on ? "on" : "off"))
+        }
+        let screen = emulator.screen
+        if screen != lastScreen {
+            lastScreen = screen
+            output(stamp + " screen |" + screen.joined(separator: "|") + "|")
+        }
+    }
+
+    private func describe(_ event: LoopEvent) -> String? {
+        switch event {
+        case .controller(let event): return describeControllerEvent(event)
+        case .display(let event): return describeDisplayEvent(event)
+        case .ledFailed(let error): return "led failed: \(error.operation)"
+        case .edge, .debounced, .led: return nil
+        }
+    }
+}
+
+/// Runs a headless simulation on virtual time and returns when the script is done and nothing is
+/// pending (or at its `end@` item). Output lines go to `output`.
+public func runHeadless(settings: BehaviourSettings, script: [ScriptItem], events: Bool, output: @escaping (String) -> Void) throws(ExitError) {
+    let clock = ManualClock()
+    var device = MockDevice(settings: settings, clock: clock, delay: VirtualDelay(clock: clock))
+    do throws(HALError) {
+        try device.display.start(now: clock.now())
+    } catch {
+        throw ExitError(.software, "simulate: the emulated LCD did not initialise: \(error.operation)")
+    }
+    let start = clock.now()
+    var inputs: [(time: Instant, input: LoopInput)] = []
+    for item in script {
+        if case .end = item {
+            inputs.append((start + item.time, .stop))
+        } else {
+            inputs += edges(for: item, start: start).map { ($0.time, LoopInput.edge($0)) }
+        }
+    }
+    inputs.sort { $0.time < $1.time }
+    let printer = HeadlessPrinter(emulator: device.emulator, led: device.led, start: start, events: events, output: output)
+    var loop = EventLoop(
+        source: VirtualEventSource(clock: clock, inputs: inputs), display: device.display, led: device.led,
+        clock: clock, observer: printer,
+        controller: ResendController(config: settings.controllerConfig), debouncer: settings.makeDebouncer())
+    do throws(HALError) {
+        try loop.run()
+    } catch {
+        throw ExitError(.software, "simulate: the virtual event source failed: \(error.operation)")
+    }
+    for violation in device.emulator.violations {
+        output("violation \(violation)")
+    }
+}
