@@ -62,7 +62,7 @@ public struct Texts: Hashable, Sendable {
                 found.append(TextProblem(
                     field: field, value: value, width: width, limit: columns,
                     kind: .placeholderCount(found: placeholders, expected: expectedPlaceholders),
-                    seconds: maxSeconds))
+                    seconds: isTemplate ? maxSeconds : nil))
             }
             if width > columns {
                 found.append(TextProblem(
