@@ -37,8 +37,8 @@ public struct LCDGeometry: Hashable, Sendable {
     }
 
     /// Parses "<columns>x<rows>" as written on a module's data sheet ("16x2", "20x4", "8x1", "40x2";
-    /// an upper-case "X" is accepted too). Returns nil for any other text, including surrounding
-    /// spaces, signs or a size that is not `supported`.
+    /// an upper-case "X" and leading zeros are accepted too). Returns nil for any other text,
+    /// including surrounding spaces, signs or a size that is not `supported`.
     public init?(parsing text: String) {
         let separatorLower = UInt8(ascii: "x")
         let separatorUpper = UInt8(ascii: "X")

@@ -8,7 +8,8 @@ let shuffledWiring = PCF8574Wiring(
 
 func backpack(wiring: PCF8574Wiring = .common, multiByte: Bool = true) -> (PCF8574Backpack<RecordingBus>, Trace) {
     let trace = Trace()
-    return (PCF8574Backpack(bus: RecordingBus(trace: trace, multiByte: multiByte), address: backpackAddress, wiring: wiring), trace)
+    let bus = RecordingBus(trace: trace, multiByte: multiByte)
+    return (PCF8574Backpack(bus: bus, address: backpackAddress, wiring: wiring), trace)
 }
 
 struct PCF8574BackpackTests {
@@ -84,7 +85,8 @@ struct PCF8574BackpackTests {
     @Test("each data line of the nibble lands on its wired port bit", arguments: 0..<4)
     func dataLines(line: Int) throws {
         // Data lines in reverse order: D4 on P7 ... D7 on P4; RS/RW/E/BL as usual.
-        let reversed = PCF8574Wiring(rs: 0, rw: 1, enable: 2, backlight: 3, d4: 7, d5: 6, d6: 5, d7: 4, backlightActiveHigh: true)!
+        let reversed = PCF8574Wiring(
+            rs: 0, rw: 1, enable: 2, backlight: 3, d4: 7, d5: 6, d6: 5, d7: 4, backlightActiveHigh: true)!
         var (port, trace) = backpack(wiring: reversed)
         try port.writeInitNibble(UInt8(1 << line))
         let dataBit = UInt8(1 << (7 - line))
@@ -123,7 +125,9 @@ struct PCF8574BackpackTests {
         #expect([common.d4, common.d5, common.d6, common.d7] == [4, 5, 6, 7])
         #expect(common.backlightActiveHigh)
         #expect(common.isValid)
-        #expect(PCF8574Wiring(rs: 0, rw: 1, enable: 2, backlight: 3, d4: 4, d5: 5, d6: 6, d7: 7, backlightActiveHigh: true) == common)
+        let spelledOut = PCF8574Wiring(
+            rs: 0, rw: 1, enable: 2, backlight: 3, d4: 4, d5: 5, d6: 6, d7: 7, backlightActiveHigh: true)
+        #expect(spelledOut == common)
     }
 
     @Test(
@@ -143,7 +147,8 @@ struct PCF8574BackpackTests {
             d4: positions[4], d5: positions[5], d6: positions[6], d7: positions[7], backlightActiveHigh: true)
         #expect((wiring != nil) == valid)
         var mutated = PCF8574Wiring.common
-        (mutated.rs, mutated.rw, mutated.enable, mutated.backlight) = (positions[0], positions[1], positions[2], positions[3])
+        (mutated.rs, mutated.rw) = (positions[0], positions[1])
+        (mutated.enable, mutated.backlight) = (positions[2], positions[3])
         (mutated.d4, mutated.d5, mutated.d6, mutated.d7) = (positions[4], positions[5], positions[6], positions[7])
         #expect(mutated.isValid == valid)
     }
