@@ -1,0 +1,249 @@
+import HAL
+
+/// An HD44780 character LCD in 4-bit mode, write-only, driven through a `Port`, with `Wait` for the
+/// datasheet delays.
+///
+/// The driver keeps a shadow of DDRAM and the address counter, so `render` sends only the cells that
+/// changed. It never reads the controller (R/W stays low; the busy flag is not polled): fast
+/// instructions are spaced by the port (see `HD44780Port`), slow ones by `delay`.
+///
+/// Failure model: any thrown `HALError` from a transfer to the controller may have left it out of
+/// nibble sync, so the driver forgets what the screen shows and marks itself uninitialized; the next
+/// `render` (or an explicit `initialize()`) runs the whole initialisation again, re-uploads the
+/// glyphs and repaints. A failed `setBacklight` does not touch the controller and changes nothing.
+///
+/// Text: `render` takes character codes. Turning strings into codes is `CharacterROM.encode`, left
+/// to callers (the screen layout decides widths and padding).
+public struct HD44780<Port: HD44780Port, Wait: Delay> {
+    /// The transport. Public so tests can read a recording port's trace.
+    public var port: Port
+    /// The waits for the datasheet timings. Public so tests can read a recording delay.
+    public var delay: Wait
+    public let geometry: LCDGeometry
+
+    /// True after `initialize()` succeeded and no transfer to the controller has failed since.
+    public private(set) var isInitialized: Bool = false
+
+    /// What DDRAM holds, per on-screen cell (row-major), nil where unknown.
+    private var shadow: [UInt8?]
+    /// The DDRAM address the controller's address counter holds; meaningful while initialized.
+    private var addressCounter: UInt8 = 0
+    /// The glyphs registered with `defineGlyph`, by character code 0...7.
+    private var glyphs: [[UInt8]?]
+    /// DDRAM address of each on-screen cell (row-major).
+    private let cellAddresses: [UInt8]
+    /// Cell indices sorted by DDRAM address: the order the address counter walks them.
+    private let cellsInAddressOrder: [Int]
+    /// The on-screen cell at each DDRAM address, nil for addresses not on the glass.
+    private let cellAtAddress: [Int?]
+
+    /// DDRAM has a 7-bit address space.
+    private static var ddramAddressSpace: Int { 128 }
+
+    /// Does no I/O; call `initialize()` (or `render`, which initializes on demand) to start the display.
+    public init(port: Port, delay: Wait, geometry: LCDGeometry) {
+        self.port = port
+        self.delay = delay
+        self.geometry = geometry
+        self.shadow = Array(repeating: nil, count: geometry.cellCount)
+        self.glyphs = Array(repeating: nil, count: HD44780Instruction.glyphCount)
+        var addresses: [UInt8] = []
+        addresses.reserveCapacity(geometry.cellCount)
+        var cellAt: [Int?] = Array(repeating: nil, count: HD44780.ddramAddressSpace)
+        for row in 0..<geometry.rows {
+            for column in 0..<geometry.columns {
+                let address = geometry.ddramAddress(row: row, column: column)
+                cellAt[Int(address)] = addresses.count
+                addresses.append(address)
+            }
+        }
+        self.cellAddresses = addresses
+        self.cellAtAddress = cellAt
+        self.cellsInAddressOrder = cellAt.compactMap { $0 }
+    }
+
+    /// The frame the driver believes the screen shows (rows x columns of character codes), or nil
+    /// while that is unknown (before `initialize()`, after a failed transfer).
+    public var shadowFrame: [[UInt8]]? {
+        guard isInitialized else { return nil }
+        var frame: [[UInt8]] = []
+        for row in 0..<geometry.rows {
+            var line: [UInt8] = []
+            for column in 0..<geometry.columns {
+                guard let code = shadow[row * geometry.columns + column] else { return nil }
+                line.append(code)
+            }
+            frame.append(line)
+        }
+        return frame
+    }
+
+    /// Power-up wait (>= 40 ms), the 4-bit init dance with the datasheet waits (0x3, 4.1 ms, 0x3,
+    /// 100 us, 0x3, then 0x2), function set (2 lines or 1, 5x8), display off, clear (then 2 ms),
+    /// entry mode increment without shift, the glyphs registered with `defineGlyph` (CGRAM is lost
+    /// on re-init), DDRAM address 0, display on (cursor and blink off).
+    ///
+    /// Blocks for about 57 ms of waits plus the transfers. Afterwards the shadow is all spaces and
+    /// the screen blank. Also the recovery from a lost nibble sync: it works whatever mode the
+    /// controller was in. On a thrown error the display stays uninitialized.
+    public mutating func initialize() throws(HALError) {
+        invalidate()
+        delay.delay(HD44780Timing.powerOnWait)
+        try port.writeInitNibble(HD44780Instruction.initNibble8Bit)
+        delay.delay(HD44780Timing.firstInitNibbleWait)
+        try port.writeInitNibble(HD44780Instruction.initNibble8Bit)
+        delay.delay(HD44780Timing.secondInitNibbleWait)
+        try port.writeInitNibble(HD44780Instruction.initNibble8Bit)
+        delay.delay(HD44780Timing.initInstructionWait)
+        try port.writeInitNibble(HD44780Instruction.initNibble4Bit)
+        delay.delay(HD44780Timing.initInstructionWait)
+
+        let lines = geometry.usesTwoLineMode ? HD44780Instruction.twoLines : 0
+        // 4-bit interface, 5x8 dots: DL and F stay clear.
+        try port.write([
+            .instruction(HD44780Instruction.functionSet | lines),
+            .instruction(HD44780Instruction.displayControl),
+            .instruction(HD44780Instruction.clearDisplay),
+        ])
+        delay.delay(HD44780Timing.clearDisplayWait)
+
+        var setup: [HD44780Byte] = [
+            .instruction(HD44780Instruction.entryModeSet | HD44780Instruction.entryIncrement)
+        ]
+        var uploadedGlyph = false
+        for code in 0..<HD44780Instruction.glyphCount {
+            if let rows = glyphs[code] {
+                appendGlyphUpload(code: UInt8(code), rows: rows, to: &setup)
+                uploadedGlyph = true
+            }
+        }
+        if uploadedGlyph {
+            // Clear left the address counter at DDRAM 0; the uploads moved it into CGRAM.
+            setup.append(.instruction(HD44780Instruction.setDDRAMAddress))
+        }
+        setup.append(.instruction(HD44780Instruction.displayControl | HD44780Instruction.displayOn))
+        try port.write(setup)
+
+        shadow = Array(repeating: HD44780Instruction.blank, count: geometry.cellCount)
+        addressCounter = 0
+        isInitialized = true
+    }
+
+    /// Stores glyph `code` (0...7) as 8 rows of 5 bits (bit 4 = leftmost dot; row 7 is the cursor
+    /// line) and, if initialized, uploads it to CGRAM in one `port.write`, then restores the DDRAM
+    /// address. Redefining a glyph with the rows it already has sends nothing. Cells showing `code`
+    /// change at once (the controller reads CGRAM while scanning). Preconditions: `code < 8`,
+    /// `rows.count == 8`, every row < 0x20.
+    public mutating func defineGlyph(_ code: UInt8, rows: [UInt8]) throws(HALError) {
+        precondition(Int(code) < HD44780Instruction.glyphCount, "defineGlyph: code must be 0...7")
+        precondition(rows.count == HD44780Instruction.glyphRows, "defineGlyph: a glyph has 8 rows")
+        precondition(
+            rows.allSatisfy { $0 & ~HD44780Instruction.glyphRowMask == 0 }, "defineGlyph: rows are 5 bits")
+        if isInitialized && glyphs[Int(code)] == rows { return }
+        glyphs[Int(code)] = rows
+        guard isInitialized else { return }
+        var bytes: [HD44780Byte] = []
+        appendGlyphUpload(code: code, rows: rows, to: &bytes)
+        bytes.append(.instruction(HD44780Instruction.setDDRAMAddress | addressCounter))
+        do {
+            try port.write(bytes)
+        } catch {
+            invalidate()
+            throw error
+        }
+    }
+
+    /// Makes the screen show `frame` (rows x columns of character codes, codes 0...7 being the
+    /// CGRAM glyphs; shorter lines and missing rows are padded with spaces, 0x20; more rows or
+    /// columns than the geometry is a precondition failure).
+    ///
+    /// Keeps a shadow of DDRAM and writes only the cells that changed, with the fewest bytes: cells
+    /// go in the order the address counter walks them starting where it points; a set-DDRAM-address
+    /// instruction is sent only when the counter does not already point at the next changed cell,
+    /// and an unchanged 1-cell gap is rewritten instead (same cost, one byte). Everything goes in ONE
+    /// `port.write`. Never uses clear. An identical frame sends nothing.
+    ///
+    /// If the display is not initialized (never was, or a transfer failed), runs `initialize()`
+    /// first, so the call then blocks for its waits and paints every non-blank cell. On a thrown
+    /// error the shadow is unknown and the display uninitialized.
+    public mutating func render(_ frame: [[UInt8]]) throws(HALError) {
+        precondition(frame.count <= geometry.rows, "render: more rows than the display has")
+        var target = [UInt8](repeating: HD44780Instruction.blank, count: geometry.cellCount)
+        for (row, line) in frame.enumerated() {
+            precondition(line.count <= geometry.columns, "render: a row is longer than the display")
+            for (column, code) in line.enumerated() {
+                target[row * geometry.columns + column] = code
+            }
+        }
+        if !isInitialized {
+            try initialize()
+        }
+
+        var bytes: [HD44780Byte] = []
+        var counter = addressCounter
+        let count = cellsInAddressOrder.count
+        let start = cellsInAddressOrder.firstIndex { cellAddresses[$0] >= counter } ?? 0
+        for step in 0..<count {
+            let cell = cellsInAddressOrder[(start + step) % count]
+            guard shadow[cell] != target[cell] else { continue }
+            let address = cellAddresses[cell]
+            if counter != address {
+                if nextAddress(after: counter) == address, let gap = cellAtAddress[Int(counter)],
+                    let shown = shadow[gap], shown == target[gap]
+                {
+                    bytes.append(.data(shown))
+                } else {
+                    bytes.append(.instruction(HD44780Instruction.setDDRAMAddress | address))
+                }
+            }
+            bytes.append(.data(target[cell]))
+            counter = nextAddress(after: address)
+        }
+        guard !bytes.isEmpty else { return }
+        do {
+            try port.write(bytes)
+        } catch {
+            invalidate()
+            throw error
+        }
+        for cell in 0..<target.count {
+            shadow[cell] = target[cell]
+        }
+        addressCounter = counter
+    }
+
+    /// Switches the backlight through the port. Does not strobe the controller, so a failure
+    /// leaves the shadow and `isInitialized` as they were.
+    public mutating func setBacklight(_ on: Bool) throws(HALError) {
+        try port.setBacklight(on)
+    }
+
+    /// Forgets what the screen shows: the next `render` initializes and repaints.
+    private mutating func invalidate() {
+        isInitialized = false
+        for cell in 0..<shadow.count {
+            shadow[cell] = nil
+        }
+    }
+
+    /// Set CGRAM address of glyph `code`, then its 8 rows as data.
+    private func appendGlyphUpload(code: UInt8, rows: [UInt8], to bytes: inout [HD44780Byte]) {
+        let firstRowAddress = code * UInt8(HD44780Instruction.glyphRows)
+        bytes.append(.instruction(HD44780Instruction.setCGRAMAddress | firstRowAddress))
+        for row in rows {
+            bytes.append(.data(row))
+        }
+    }
+
+    /// Where the address counter goes after a DDRAM write at `address` (entry mode: increment).
+    private func nextAddress(after address: UInt8) -> UInt8 {
+        if geometry.usesTwoLineMode {
+            switch address {
+            case HD44780Instruction.firstLineLastAddress: return HD44780Instruction.secondLineFirstAddress
+            case HD44780Instruction.secondLineLastAddress: return 0
+            default: return address + 1
+            }
+        }
+        return address == HD44780Instruction.oneLineLastAddress ? 0 : address + 1
+    }
+}
