@@ -20,7 +20,10 @@ extension I2CDevice {
 /// byte, then each data byte). It starts at `clock.now()`, or when the previous transaction ends if
 /// that is later (there is one wire; a caller writing faster than the wire would in reality have
 /// been blocked). Data byte `i` (0-based) reaches the device at `start + (i + 1) * byteTime`.
-/// The bus never moves the clock.
+/// By default the bus never moves the clock, so a caller's delay counts from the moment it called
+/// `write`, not from the end of the transfer: the emulator then judges waits slightly stricter than
+/// real hardware would. Built with `blocking: true` on a `ManualClock`, `write` instead advances
+/// the clock to the end of the transaction, as a real synchronous write takes that long.
 ///
 /// Failure injection applies to `write` only (to make `probe` fail, `detach` the device). A failed
 /// transaction delivers no bytes, is recorded with its kind, does not count in `wireBytes`, and
@@ -80,6 +83,8 @@ public final class RecordingI2CBus: I2CBus {
     public private(set) var probes: [(address: I2CAddress, acknowledged: Bool)] = []
 
     private let now: () -> Instant
+    /// Set for a blocking bus: the clock `write` advances.
+    private let blockingClock: ManualClock?
     private var devices: [I2CAddress: any I2CDevice] = [:]
     private var failNextCount = 0
     private var failNextKind: HALError.Kind = .injected
@@ -97,6 +102,17 @@ public final class RecordingI2CBus: I2CBus {
     public init(clock: some MonotonicClock, supportsMultiByteWrite: Bool = true, byteTime: TimeSpan = RecordingI2CBus.standardModeByteTime) {
         precondition(byteTime >= .zero, "byteTime must not be negative")
         self.now = { clock.now() }
+        self.blockingClock = nil
+        self.supportsMultiByteWrite = supportsMultiByteWrite
+        self.byteTime = byteTime
+    }
+
+    /// A bus on virtual time; with `blocking` true, each `write` advances `clock` to the end of its
+    /// transaction (the time it would have blocked), failed ones included.
+    public init(clock: ManualClock, supportsMultiByteWrite: Bool = true, byteTime: TimeSpan = RecordingI2CBus.standardModeByteTime, blocking: Bool) {
+        precondition(byteTime >= .zero, "byteTime must not be negative")
+        self.now = { clock.now() }
+        self.blockingClock = blocking ? clock : nil
         self.supportsMultiByteWrite = supportsMultiByteWrite
         self.byteTime = byteTime
     }
@@ -128,11 +144,11 @@ public final class RecordingI2CBus: I2CBus {
         if let kind = failure(for: address, at: start) {
             transactions.append(Transaction(address: address, bytes: bytes, time: start, failure: kind))
             // The address byte went out and was not acknowledged (or the transfer was aborted).
-            wireFreeAt = start + byteTime
+            occupyWire(until: start + byteTime)
             throw HALError(kind, operation: "write i2c \(Format.address(address))", errno: 0)
         }
         transactions.append(Transaction(address: address, bytes: bytes, time: start))
-        wireFreeAt = start + byteTime * Int64(bytes.count + 1)
+        occupyWire(until: start + byteTime * Int64(bytes.count + 1))
         let device = devices[address]!
         for (index, byte) in bytes.enumerated() {
             device.receive(byte, at: start + byteTime * Int64(index + 1))
@@ -145,6 +161,13 @@ public final class RecordingI2CBus: I2CBus {
         let acknowledged = devices[address]?.acknowledgesProbe() ?? false
         probes.append((address: address, acknowledged: acknowledged))
         return acknowledged
+    }
+
+    private func occupyWire(until end: Instant) {
+        wireFreeAt = end
+        if let blockingClock, end > blockingClock.now() {
+            blockingClock.set(to: end)
+        }
     }
 
     // MARK: Records

@@ -293,3 +293,59 @@ struct HD44780DecodingTests {
         #expect(lcd.poweredOnAt == .origin + .seconds(5))
     }
 }
+
+@Suite("Expander wiring")
+struct ExpanderWiringTests {
+    @Test("the common wiring's port bytes match the hand-computed ones", arguments: [
+        (UInt8(0x3), false, true, true, UInt8(0x3C)),
+        (0x3, false, false, true, 0x38),
+        (0x4, true, true, true, 0x4D),
+        (0x1, true, false, false, 0x11),
+        (0x0, false, false, true, 0x08),
+    ])
+    func commonPortBytes(nibble: UInt8, rs: Bool, e: Bool, backlight: Bool, expected: UInt8) {
+        #expect(ExpanderWiring.common.port(nibble: nibble, rs: rs, e: e, backlight: backlight) == expected)
+        #expect(pulse(nibble, rs: rs, backlight: backlight)[e ? 0 : 1] == expected)
+    }
+
+    @Test("an emulator with another wiring decodes bytes laid out for that wiring")
+    func otherWiring() {
+        // A board with the data on P0-P3 and the controls on P4-P7, backlight active low.
+        let wiring = ExpanderWiring(rs: 4, rw: 5, e: 6, backlight: 7, d4: 0, d5: 1, d6: 2, d7: 3, backlightActiveHigh: false)
+        let lcd = HD44780Emulator(columns: 16, rows: 2, wiring: wiring)
+        var time = Instant.origin + .milliseconds(50)
+        func nibble(_ value: UInt8, rs: Bool = false, wait: TimeSpan = .microseconds(100)) {
+            // Backlight on = P7 low; data in the low nibble; RS = P4, E = P6.
+            let level = value | (rs ? 0x10 : 0)
+            time = time + wait
+            lcd.receive(level | 0x40, at: time)
+            time = time + .microseconds(90)
+            lcd.receive(level, at: time)
+        }
+        func byte(_ value: UInt8, rs: Bool = false) {
+            nibble(value >> 4, rs: rs)
+            nibble(value & 0x0F, rs: rs)
+        }
+        nibble(Code.eightBitNibble)
+        nibble(Code.eightBitNibble, wait: .milliseconds(5))
+        nibble(Code.eightBitNibble)
+        nibble(Code.fourBitNibble)
+        byte(Code.functionSet4Bit2Lines)
+        byte(Code.displayOn)
+        byte(Code.clearDisplay)
+        time = time + .milliseconds(2)
+        byte(Code.entryIncrement)
+        byte(UInt8(ascii: "O"), rs: true)
+        byte(UInt8(ascii: "k"), rs: true)
+        #expect(lcd.backlight)
+        #expect(lcd.screen == [padded("Ok", to: 16), blank(16)])
+        #expect(lcd.violations.isEmpty, "\(lcd.violations)")
+    }
+
+    @Test("two signals on one port bit is a wiring bug (crashes)")
+    func duplicateBitCrashes() async {
+        await #expect(processExitsWith: .failure) {
+            _ = ExpanderWiring(rs: 0, rw: 0, e: 2, backlight: 3, d4: 4, d5: 5, d6: 6, d7: 7)
+        }
+    }
+}

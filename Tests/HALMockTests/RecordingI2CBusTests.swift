@@ -74,6 +74,22 @@ struct RecordingI2CBusTests {
         #expect(device.received.map(\.time) == [10, 20, 40, 1_010].map { .origin + .microseconds($0) })
     }
 
+    @Test("a blocking bus advances its manual clock to the end of each transaction, failed ones included")
+    func blockingBus() throws {
+        let clock = ManualClock()
+        let bus = RecordingI2CBus(clock: clock, blocking: true)
+        let device = ByteLog()
+        bus.attach(device, at: lcdAddress)
+        try bus.write([1, 2, 3], to: lcdAddress)
+        #expect(clock.now() == .origin + .microseconds(360))
+        try bus.write([4], to: lcdAddress)
+        #expect(clock.now() == .origin + .microseconds(540))
+        #expect(device.received.map(\.time) == [90, 180, 270, 450].map { .origin + .microseconds($0) })
+        bus.failNext(1)
+        #expect(throws: HALError.self) { try bus.write([5], to: lcdAddress) }
+        #expect(clock.now() == .origin + .microseconds(630))
+    }
+
     @Test("writing to an address with no device throws noDevice and delivers nothing")
     func noDevice() throws {
         let bus = RecordingI2CBus(clock: ManualClock())
@@ -207,13 +223,12 @@ struct RecordingI2CBusTests {
     @Test("the emulator behind the bus sees a paced init, driven with one byte per transaction, as clean")
     func emulatorBehindBus() throws {
         let clock = ManualClock(.origin + .milliseconds(50))
-        let bus = RecordingI2CBus(clock: clock, supportsMultiByteWrite: false)
+        let bus = RecordingI2CBus(clock: clock, supportsMultiByteWrite: false, blocking: true)
         let lcd = HD44780Emulator(columns: 16, rows: 2, poweredOnAt: .origin)
         bus.attach(lcd, at: lcdAddress)
         func send(_ bytes: [UInt8]) throws {
             for byte in bytes {
                 try bus.write([byte], to: lcdAddress)
-                clock.set(to: bus.wireFreeAt!)  // the write blocks while the byte is on the wire
             }
         }
         try send(pulse(Code.eightBitNibble))
@@ -230,6 +245,22 @@ struct RecordingI2CBusTests {
         // each port byte its own transaction of 2 wire bytes.
         let portBytes = 4 * 2 + (5 + 11) * 4
         #expect(bus.wireBytes == 2 * portBytes)
+    }
+
+    @Test("waiting exactly 1.52 ms after a clear display write is enough on a blocking bus but not on a non-blocking one",
+          arguments: [(true, false), (false, true)])
+    func clearWaitAndBlocking(blocking: Bool, busyReported: Bool) throws {
+        let clock = ManualClock(.origin + .milliseconds(50))
+        let bus = blocking ? RecordingI2CBus(clock: clock, blocking: true) : RecordingI2CBus(clock: clock)
+        let lcd = HD44780Emulator(columns: 16, rows: 2)
+        bus.attach(lcd, at: lcdAddress)
+        var feeder = Feeder(lcd)
+        feeder.initialize()
+        clock.set(to: feeder.time + .milliseconds(1))
+        try bus.write(fourBit(Code.clearDisplay), to: lcdAddress)
+        clock.advance(by: .microseconds(1_520))
+        try bus.write(text("x"), to: lcdAddress)
+        #expect(lcd.violations.contains { $0.kind == .busy } == busyReported, "\(lcd.violations)")
     }
 
     @Test("a clear display followed at once by the next transaction is caught as busy")
