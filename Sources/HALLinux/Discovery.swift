@@ -104,6 +104,12 @@ public struct I2CBusInfo: Hashable, Sendable {
     public var adapterName: String?
     /// The /dev/i2c-N node (missing when i2c-dev is not loaded).
     public var node: DeviceNodeAccess
+
+    public init(number: Int, adapterName: String?, node: DeviceNodeAccess) {
+        self.number = number
+        self.adapterName = adapterName
+        self.node = node
+    }
 }
 
 /// A device node and whether this process can use it.
@@ -114,6 +120,13 @@ public struct DeviceNodeAccess: Hashable, Sendable {
     public var accessible: Bool
     /// The group owning the node and this user's standing in it; nil when the node is missing.
     public var group: GroupMembership?
+
+    public init(path: String, exists: Bool, accessible: Bool, group: GroupMembership?) {
+        self.path = path
+        self.exists = exists
+        self.accessible = accessible
+        self.group = group
+    }
 }
 
 /// A group and whether the current user is in it.
@@ -125,4 +138,11 @@ public struct GroupMembership: Hashable, Sendable {
     /// /etc/group lists the user (or it is the user's primary group). Listed but not held by the
     /// process means: log out and in again (or reboot) after `usermod -aG`.
     public var userIsListed: Bool
+
+    public init(name: String, gid: UInt32, processHasGroup: Bool, userIsListed: Bool) {
+        self.name = name
+        self.gid = gid
+        self.processHasGroup = processHasGroup
+        self.userIsListed = userIsListed
+    }
 }
