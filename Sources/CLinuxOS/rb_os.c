@@ -2,6 +2,8 @@
 #include "rb_os.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
@@ -72,5 +74,22 @@ int rb_terminal_size(int fd, unsigned short *columns, unsigned short *rows) {
     if (ioctl(fd, TIOCGWINSZ, &size) < 0) return -1;
     *columns = size.ws_col;
     *rows = size.ws_row;
+    return 0;
+}
+
+int rb_open_pseudo_terminal(int *controller, int *terminal) {
+    int c = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (c < 0) return -1;
+    const char *name = NULL;
+    if (grantpt(c) == 0 && unlockpt(c) == 0) name = ptsname(c);
+    int t = name == NULL ? -1 : open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (t < 0) {
+        int saved = errno;
+        close(c);
+        errno = saved;
+        return -1;
+    }
+    *controller = c;
+    *terminal = t;
     return 0;
 }

@@ -93,3 +93,12 @@ public func terminalSize(fileDescriptor fd: Int32 = STDOUT_FILENO) -> (columns: 
     guard rb_terminal_size(fd, &columns, &rows) == 0, columns > 0, rows > 0 else { return nil }
     return (Int(columns), Int(rows))
 }
+
+/// A pseudo-terminal pair, e.g. to drive a `TerminalKeyboard` in tests: bytes written to
+/// `controller` arrive as typed input on `terminal`. The caller closes both.
+public func openPseudoTerminal() throws(HALError) -> (controller: Int32, terminal: Int32) {
+    var controller: Int32 = -1
+    var terminal: Int32 = -1
+    _ = try Syscall.run("open a pseudo-terminal") { rb_open_pseudo_terminal(&controller, &terminal) }
+    return (controller, terminal)
+}

@@ -118,3 +118,47 @@ struct TerminalKeyboardTests {
         #expect(terminalSize(fileDescriptor: pipe.readEnd) == nil)
     }
 }
+
+@Suite("the terminal keyboard on a pseudo-terminal", .timeLimit(.minutes(1)))
+struct PseudoTerminalTests {
+    /// A pseudo-terminal pair: write to `controller`, the keyboard reads `terminal`.
+    final class PseudoTerminal {
+        let controller: Int32
+        let terminal: Int32
+
+        init() throws {
+            (controller, terminal) = try openPseudoTerminal()
+        }
+
+        func type(_ bytes: [UInt8]) {
+            precondition(write(controller, bytes, bytes.count) == bytes.count)
+        }
+
+        func localFlags() -> tcflag_t {
+            var attributes = termios()
+            precondition(tcgetattr(terminal, &attributes) == 0)
+            return attributes.c_lflag
+        }
+
+        deinit {
+            _ = close(terminal)
+            _ = close(controller)
+        }
+    }
+
+    @Test("raw mode delivers Ctrl-C and Enter as bytes without waiting for a line, and restore undoes it")
+    func rawMode() throws {
+        let pty = try PseudoTerminal()
+        let keyboard = try TerminalKeyboard(fileDescriptor: pty.terminal)
+        #expect(keyboard.isTerminal)
+        #expect(pty.localFlags() & tcflag_t(ICANON | ECHO | ISIG) == 0)
+        // No newline follows: in canonical mode this wait would never return.
+        pty.type([3, 13])
+        var keys: [TerminalInput] = []
+        while keys.count < 2 { keys += try keyboard.wait(until: nil) }
+        #expect(keys == [.key(3), .key(13)])
+        try keyboard.restore()
+        #expect(pty.localFlags() & tcflag_t(ICANON | ECHO | ISIG) == tcflag_t(ICANON | ECHO | ISIG))
+        try keyboard.restore()
+    }
+}

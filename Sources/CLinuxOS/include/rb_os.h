@@ -32,4 +32,8 @@ int rb_raise(int signal);
 /// The size of the terminal on `fd` in character cells (TIOCGWINSZ).
 int rb_terminal_size(int fd, unsigned short *columns, unsigned short *rows);
 
+/// Opens a pseudo-terminal pair (posix_openpt, grantpt, unlockpt, ptsname): bytes written to
+/// `*controller` arrive as typed input on `*terminal`. Both close-on-exec, not controlling terminals.
+int rb_open_pseudo_terminal(int *controller, int *terminal);
+
 #endif
