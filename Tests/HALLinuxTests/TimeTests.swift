@@ -22,5 +22,4 @@ struct TimeTests {
         delay.delay(span)
         #expect(clock.now() - start >= span)
     }
-
 }
