@@ -3,6 +3,7 @@ import PackageDescription
 
 // Warnings are errors everywhere; the language mode is Swift 6 (tools version 6.x).
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+let cStrict: [CSetting] = [.enableWarning("all"), .enableWarning("extra"), .treatAllWarnings(as: .error)]
 
 let package = Package(
     name: "ResendButton",
@@ -20,9 +21,19 @@ let package = Package(
         .target(name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "HALMock"], swiftSettings: strict),
         .executableTarget(name: "resend-button", dependencies: ["ResendApp"], swiftSettings: strict),
 
+        // Linux: the only code that talks to the OS. One small C target per OS library.
+        // CGPIOD: libgpiod v1 (system) or v2 (scripts/libgpiod-v2 prints the flags), chosen at compile time.
+        .target(name: "CGPIOD", cSettings: cStrict, linkerSettings: [.linkedLibrary("gpiod")]),
+        // CI2C: i2c-dev ioctls and constants, libi2c's SMBus helpers (no pkg-config file).
+        .target(name: "CI2C", cSettings: cStrict, linkerSettings: [.linkedLibrary("i2c")]),
+        // CLinuxOS: timerfd, signalfd, signal masks, TIOCGWINSZ.
+        .target(name: "CLinuxOS", cSettings: cStrict),
+        .target(name: "HALLinux", dependencies: ["HAL", "CGPIOD", "CI2C", "CLinuxOS"], swiftSettings: strict),
+
         .testTarget(name: "ResendCoreTests", dependencies: ["ResendCore", "HAL"], swiftSettings: strict),
         .testTarget(name: "CharacterLCDTests", dependencies: ["CharacterLCD", "HALMock", "HAL"], swiftSettings: strict),
         .testTarget(name: "HALMockTests", dependencies: ["HALMock", "HAL"], swiftSettings: strict),
+        .testTarget(name: "HALLinuxTests", dependencies: ["HALLinux", "HAL"], swiftSettings: strict),
         .testTarget(name: "ResendAppTests", dependencies: ["ResendApp", "HALMock", "CharacterLCD", "ResendCore", "HAL"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,114 @@
+import CLinuxOS
+import Glibc
+import HAL
+
+/// The blocking core shared by `LinuxEventSource` and `TerminalKeyboard`: one poll() over the
+/// caller's descriptors, a one-shot CLOCK_MONOTONIC timerfd armed at an absolute deadline, and a
+/// signalfd for SIGINT/SIGTERM (plus SIGWINCH for the terminal).
+///
+/// Creating it blocks those signals in the calling thread (threads created afterwards inherit the
+/// mask, so create it, or call `StopSignals.block()`, before starting threads); the previous mask
+/// is restored when it goes away. With no deadline the timer is disarmed and poll() has no
+/// time-out: nothing wakes an idle process.
+final class Poller {
+    private let timerFD: Int32
+    private let signalFD: Int32
+    private var previousMask = sigset_t()
+    private let clock = SystemClock()
+
+    struct Wakeup {
+        /// Watched descriptors that are readable (or hung up / in error: reading tells which).
+        var readable: [Int32] = []
+        /// Signal numbers taken from the signalfd, in arrival order.
+        var signals: [Int32] = []
+        /// The deadline has passed.
+        var deadlineReached = false
+    }
+
+    init(includeResize: Bool) throws(HALError) {
+        let which = includeResize ? Int32(RB_SIGNALS_STOP_AND_RESIZE) : Int32(RB_SIGNALS_STOP)
+        var previous = sigset_t()
+        signalFD = try Syscall.run("signalfd for SIGINT/SIGTERM") { rb_signalfd_open(which, &previous) }
+        previousMask = previous
+        do throws(HALError) {
+            timerFD = try Syscall.run("timerfd_create(CLOCK_MONOTONIC)") { rb_timerfd_create_monotonic() }
+        } catch {
+            _ = close(signalFD)
+            _ = rb_signal_mask_restore(&previous)
+            throw error
+        }
+    }
+
+    deinit {
+        _ = close(timerFD)
+        _ = close(signalFD)
+        _ = rb_signal_mask_restore(&previousMask)
+    }
+
+    /// Blocks until a watched descriptor is readable, a signal arrives or `deadline` passes.
+    /// A deadline already past polls once without blocking. poll()'s EINTR (e.g. after SIGSTOP/
+    /// SIGCONT) is benign here and simply waits again.
+    func wait(watching fds: [Int32], until deadline: Instant?) throws(HALError) -> Wakeup {
+        var timeout: Int32 = -1
+        var wakeup = Wakeup()
+        if let deadline {
+            if deadline <= clock.now() {
+                timeout = 0
+                wakeup.deadlineReached = true
+                _ = try Syscall.run("disarm timerfd") { rb_timerfd_disarm(timerFD) }
+            } else {
+                let timerFD = self.timerFD
+                _ = try Syscall.run("arm timerfd") { rb_timerfd_arm_absolute(timerFD, deadline.nanoseconds) }
+            }
+        } else {
+            _ = try Syscall.run("disarm timerfd") { rb_timerfd_disarm(timerFD) }
+        }
+
+        var pollFDs = ([signalFD, timerFD] + fds).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        while true {
+            do throws(HALError) {
+                let count = pollFDs.count
+                _ = try Syscall.run("poll") { poll(&pollFDs, nfds_t(count), timeout) }
+                break
+            } catch where error.errno == EINTR {
+                continue
+            }
+        }
+
+        for entry in pollFDs where entry.revents != 0 {
+            if entry.revents & Int16(POLLNVAL) != 0 {
+                throw HALError(.io, operation: "poll: descriptor \(entry.fd) is not open", errno: EBADF)
+            }
+            if entry.fd == signalFD {
+                while true {
+                    let signal = try Syscall.run("read signalfd") { rb_signalfd_read(signalFD) }
+                    if signal == 0 { break }
+                    wakeup.signals.append(signal)
+                }
+            } else if entry.fd == timerFD {
+                if try Syscall.run("read timerfd", { rb_timerfd_consume(timerFD) }) > 0 {
+                    wakeup.deadlineReached = true
+                }
+            } else {
+                wakeup.readable.append(entry.fd)
+            }
+        }
+        if let deadline, !wakeup.deadlineReached, deadline <= clock.now() {
+            wakeup.deadlineReached = true
+        }
+        return wakeup
+    }
+}
+
+/// Process-wide signal set-up for the event loop.
+public enum StopSignals {
+    /// Blocks SIGINT and SIGTERM in the calling thread so that they are only seen through the
+    /// event loop's signalfd. Call it first thing in `main`, before any thread starts, so that every
+    /// thread inherits the mask (a process-directed signal may otherwise go to a thread that has it
+    /// unblocked and kill the process the default way).
+    public static func block() throws(HALError) {
+        var previous = sigset_t()
+        let fd = try Syscall.run("block SIGINT/SIGTERM") { rb_signalfd_open(Int32(RB_SIGNALS_STOP), &previous) }
+        _ = close(fd)
+    }
+}

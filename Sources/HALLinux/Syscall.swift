@@ -1,0 +1,153 @@
+import Glibc
+import HAL
+import Synchronization
+
+/// The one place HALLinux runs a system call (or a libgpiod/libi2c call with the same convention).
+///
+/// Convention: the call returns a negative value on failure and leaves the cause in `errno` (the
+/// C shims return -1 with errno; libi2c's SMBus helpers return -errno and keep errno set). A call
+/// failing with EINTR is retried once; a second EINTR, like any other errno, becomes a `HALError`
+/// classified by `classify(errno:)`, carrying the raw errno and `operation`.
+///
+/// Tests swap in outcomes with `Syscall.withScript(_:_:)` (or `withInjectedErrors`): each call
+/// through the seam takes the next scripted outcome instead of running the real call. The script
+/// is task-local, so tests running in parallel do not see each other's script.
+public enum Syscall {
+    /// What a scripted call does instead of the real one.
+    public enum Outcome: Hashable, Sendable {
+        /// Fail with this errno (the real call is not made).
+        case fail(Int32)
+        /// Return this value (the real call is not made).
+        case succeed(Int)
+        /// Make the real call.
+        case passThrough
+    }
+
+    /// A scripted sequence of outcomes for the calls made through the seam.
+    public final class Script: Sendable {
+        private let pending: Mutex<[Outcome]>
+
+        public init(_ outcomes: [Outcome]) { pending = Mutex(outcomes) }
+
+        /// How many scripted outcomes are left.
+        public var remaining: Int { pending.withLock { $0.count } }
+
+        /// The next scripted outcome, or nil when the script is used up (then calls are real).
+        func next() -> Outcome? {
+            pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        }
+    }
+
+    @TaskLocal static var script: Script?
+
+    /// Runs `body` with `outcomes` scripted for the calls it makes through the seam; returns its
+    /// result and how many outcomes were left unused (a test checks every one was consumed).
+    public static func withScript<R>(_ outcomes: [Outcome], _ body: () throws -> R) rethrows -> (result: R, unused: Int) {
+        let script = Script(outcomes)
+        let result = try $script.withValue(script) { try body() }
+        return (result, script.remaining)
+    }
+
+    /// `withScript` with every outcome a failure with the given errno.
+    public static func withInjectedErrors<R>(_ errnos: [Int32], _ body: () throws -> R) rethrows -> (result: R, unused: Int) {
+        try withScript(errnos.map { .fail($0) }, body)
+    }
+
+    /// Runs `call`; returns its non-negative result or throws the classified error.
+    /// Blocks as long as `call` blocks.
+    public static func run<T: BinaryInteger>(
+        _ operation: @autoclosure () -> String, _ call: () -> T
+    ) throws(HALError) -> T {
+        var interrupted = false
+        while true {
+            let (result, error) = attempt(call)
+            if result >= 0 { return result }
+            if error == EINTR && !interrupted {
+                interrupted = true
+                continue
+            }
+            throw HALError(classify(errno: error), operation: operation(), errno: error)
+        }
+    }
+
+    private static func attempt<T: BinaryInteger>(_ call: () -> T) -> (T, Int32) {
+        switch script?.next() {
+        case .fail(let errno)?: return (-1, errno)
+        case .succeed(let value)?: return (T(value), 0)
+        case .passThrough?, nil: break
+        }
+        let result = call()
+        return (result, result < 0 ? Glibc.errno : 0)
+    }
+}
+
+/// The errno table: the one place an OS error number becomes a `HALError.Kind`.
+public func classify(errno: Int32) -> HALError.Kind {
+    switch errno {
+    case ENOENT, ENODEV: .notFound
+    case ENXIO, EREMOTEIO: .noDevice
+    case EBUSY: .busy
+    case EACCES, EPERM: .permission
+    case ETIMEDOUT: .timeout
+    case EOPNOTSUPP, ENOTTY, EINVAL, ENOSYS: .unsupported
+    default: .io
+    }
+}
+
+/// The errno's symbolic name and a short meaning in this product's terms, e.g.
+/// "EREMOTEIO (121): no device answered". For an error without an errno (`errno == 0`) it
+/// describes the kind. Callers prefix `error.operation` when they log.
+public func describe(_ error: HALError) -> String {
+    guard error.errno != 0 else { return describe(kind: error.kind) }
+    return describe(errno: error.errno)
+}
+
+/// "NAME (number): meaning" for an errno value; unknown values use the C library's text.
+public func describe(errno: Int32) -> String {
+    if let known = errnoTable[errno] {
+        return "\(known.name) (\(errno)): \(known.meaning)"
+    }
+    let text = strerror(errno).map { String(cString: $0) } ?? "unknown error"
+    return "errno \(errno): \(text)"
+}
+
+private func describe(kind: HALError.Kind) -> String {
+    switch kind {
+    case .notFound: "not found"
+    case .noDevice: "no device answered"
+    case .busy: "in use by another program"
+    case .permission: "permission denied"
+    case .timeout: "timed out"
+    case .io: "input/output error"
+    case .unsupported: "not supported"
+    case .invalidArgument: "invalid argument"
+    case .injected: "injected fault"
+    }
+}
+
+private let errnoTable: [Int32: (name: String, meaning: String)] = [
+    EPERM: ("EPERM", "operation not permitted"),
+    ENOENT: ("ENOENT", "no such file or device"),
+    EINTR: ("EINTR", "interrupted by a signal"),
+    EIO: ("EIO", "input/output error on the bus or device"),
+    ENXIO: ("ENXIO", "no device answered"),
+    EBADF: ("EBADF", "bad file descriptor"),
+    EAGAIN: ("EAGAIN", "try again"),
+    ENOMEM: ("ENOMEM", "out of memory"),
+    EACCES: ("EACCES", "permission denied"),
+    EBUSY: ("EBUSY", "in use by another program or driver"),
+    ENODEV: ("ENODEV", "no such device"),
+    EINVAL: ("EINVAL", "invalid argument or not supported by the driver"),
+    ENOTTY: ("ENOTTY", "not supported by this device"),
+    ENOSYS: ("ENOSYS", "not implemented by the kernel"),
+    EPROTO: ("EPROTO", "protocol error"),
+    EOPNOTSUPP: ("EOPNOTSUPP", "operation not supported"),
+    ETIMEDOUT: ("ETIMEDOUT", "timed out"),
+    EREMOTEIO: ("EREMOTEIO", "no device answered"),
+]
+
+/// "0x27": addresses and offsets in messages.
+func hex(_ value: UInt8) -> String {
+    let digits = String(value, radix: 16, uppercase: false)
+    return "0x" + (digits.count < 2 ? "0" + digits : digits)
+}
