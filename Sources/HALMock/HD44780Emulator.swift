@@ -20,7 +20,7 @@ import HAL
 /// - Every instruction is executed even when it breaks a rule (the violation is reported), so
 ///   the screen shows what the driver meant and `violations` says what a real chip might do wrong.
 ///   RS and R/W of a byte are those of its second nibble; a read (R/W=1) has no effect.
-/// - `screen` renders DDRAM through `CharacterROM` (A00 ROM).
+/// - `screen` renders DDRAM through `EmulatedROM` (A00 ROM).
 public final class HD44780Emulator: I2CDevice {
     /// A protocol mistake seen on the pins.
     public struct Violation: Hashable, Sendable, CustomStringConvertible {
@@ -235,13 +235,13 @@ public final class HD44780Emulator: I2CDevice {
 
     // MARK: What a person sees
 
-    /// `rows` strings of exactly `columns` characters (see `CharacterROM`); all spaces while the
+    /// `rows` strings of exactly `columns` characters (see `EmulatedROM`); all spaces while the
     /// display is off. In 1-line mode only the first row is driven; the others are blank.
     public var screen: [String] {
         (0..<rows).map { row in
             String((0..<columns).map { column -> Character in
                 guard displayOn, let address = ddramAddress(row: row, column: column) else { return " " }
-                return CharacterROM.character(for: ddram[address])
+                return EmulatedROM.character(for: ddram[address])
             })
         }
     }
@@ -414,7 +414,7 @@ public final class HD44780Emulator: I2CDevice {
             cgram[addressCounter] = value
             stepAddressCounter(forward: incrementMode)
         } else {
-            log.append("\(Format.millis(time)) write \(Format.hexByte(value)) '\(CharacterROM.character(for: value))' to DDRAM \(Format.hexByte(UInt8(addressCounter)))")
+            log.append("\(Format.millis(time)) write \(Format.hexByte(value)) '\(EmulatedROM.character(for: value))' to DDRAM \(Format.hexByte(UInt8(addressCounter)))")
             ddram[addressCounter] = value
             stepAddressCounter(forward: incrementMode)
             if shiftsDisplayOnWrite {

@@ -67,7 +67,13 @@ public struct BehaviourSettings: Sendable {
         if let text = arguments.value("countdown-label") { texts.countdownLabel = text }
         if let text = arguments.value("resend-label") { texts.resendLabel = text }
         if let problem = texts.problems(columns: geometry.columns, maxSeconds: durationSeconds).first {
-            throw ExitError(.usage, "\(command): \(problem.description)")
+            // Name the flag the user typed rather than the field: "--countdown-label "..." is 17 ...".
+            let flags = ["title": "--title", "sendLabel": "--send-label", "countdownLabel": "--countdown-label", "resendLabel": "--resend-label"]
+            var message = problem.message
+            if let flag = flags[problem.field], message.hasPrefix(problem.field) {
+                message = flag + message.dropFirst(problem.field.count)
+            }
+            throw ExitError(.usage, "\(command): \(message)")
         }
     }
 }

@@ -225,7 +225,7 @@ struct HD44780DecodingTests {
         (0x80, "?"), (0xDF, "°"), (0xFF, "█"), (0xB1, "?"),
     ])
     func characterTable(code: UInt8, expected: Character) {
-        #expect(CharacterROM.character(for: code) == expected)
+        #expect(EmulatedROM.character(for: code) == expected)
         var (lcd, feeder) = initializedLCD(columns: 8, rows: 1)
         feeder.send(fourBit(code, rs: true))
         #expect(lcd.screen == [String(expected) + blank(7)])

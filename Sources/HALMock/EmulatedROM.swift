@@ -9,7 +9,7 @@
 /// | 0xDF | "°" |
 /// | 0xFF | "█" (all dots on) |
 /// | everything else (0x10-0x1F, 0x80-0xFE but 0xDF: katakana, Greek, blanks) | "?" |
-public enum CharacterROM {
+public enum EmulatedROM {
     /// Placeholders for the eight CGRAM glyphs, indexed by glyph number.
     public static let cgramPlaceholders: [Character] = ["⓪", "①", "②", "③", "④", "⑤", "⑥", "⑦"]
 
