@@ -18,8 +18,8 @@ let package = Package(
         // Mock hardware: knows only the HAL.
         .target(name: "HALMock", dependencies: ["HAL"], swiftSettings: strict),
         // Wiring, CLI parsing, simulator: the executable's logic as a library so tests can drive it.
-        .target(name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "HALMock"], swiftSettings: strict),
-        .executableTarget(name: "resend-button", dependencies: ["ResendApp"], swiftSettings: strict),
+        .target(name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "HALMock", "HALLinux"], swiftSettings: strict),
+        .executableTarget(name: "resend-button", dependencies: ["ResendApp", "HALLinux", "HAL"], swiftSettings: strict),
 
         // Linux: the only code that talks to the OS. One small C target per OS library.
         // CGPIOD: libgpiod v1 (system) or v2 (scripts/libgpiod-v2 prints the flags), chosen at compile time.

@@ -1,11 +1,12 @@
+import HALMock
 import HAL
 
 /// One step of a headless simulation script.
 public enum ScriptItem: Hashable, Sendable {
     /// A clean press held for `ScriptItem.holdTime`, then released.
     case press(at: TimeSpan)
-    /// A press whose contact bounces (`bounceEdges` edges `bounceSpacing` apart) before it settles
-    /// pressed, held, then released.
+    /// A press whose contact bounces (`bounces` times, edges `bounceSpacing` apart: 9 edges that
+    /// settle pressed), held, then released.
     case bounce(at: TimeSpan)
     /// A short pulse (`glitchWidth`) such as electrical noise: never a press.
     case glitch(at: TimeSpan)
@@ -13,7 +14,7 @@ public enum ScriptItem: Hashable, Sendable {
     case end(at: TimeSpan)
 
     public static let holdTime = TimeSpan.milliseconds(200)
-    public static let bounceEdges = 9
+    public static let bounces = 4
     public static let bounceSpacing = TimeSpan.microseconds(500)
     public static let glitchWidth = TimeSpan.milliseconds(5)
 
@@ -81,17 +82,11 @@ public func edges(for item: ScriptItem, start: Instant) -> [ButtonEdge] {
     let t = start + item.time
     switch item {
     case .press:
-        return [ButtonEdge(pressed: true, time: t), ButtonEdge(pressed: false, time: t + ScriptItem.holdTime)]
+        return ButtonScript.press(at: t, holdFor: ScriptItem.holdTime)
     case .bounce:
-        var result: [ButtonEdge] = []
-        for i in 0..<ScriptItem.bounceEdges {
-            result.append(ButtonEdge(pressed: i % 2 == 0, time: t + ScriptItem.bounceSpacing * Int64(i)))
-        }
-        let settled = t + ScriptItem.bounceSpacing * Int64(ScriptItem.bounceEdges - 1)
-        result.append(ButtonEdge(pressed: false, time: settled + ScriptItem.holdTime))
-        return result
+        return ButtonScript.bouncyPress(at: t, bounces: ScriptItem.bounces, spacing: ScriptItem.bounceSpacing, holdFor: ScriptItem.holdTime)
     case .glitch:
-        return [ButtonEdge(pressed: true, time: t), ButtonEdge(pressed: false, time: t + ScriptItem.glitchWidth)]
+        return ButtonScript.glitch(at: t, width: ScriptItem.glitchWidth)
     case .end:
         return []
     }

@@ -14,13 +14,16 @@ public struct MockDevice<Clock: MonotonicClock, Wait: Delay> {
 
     public static var address: I2CAddress { I2CAddress(0x27)! }  // PCF8574T default
 
-    public init(settings: BehaviourSettings, clock: Clock, delay: Wait, rom: CharacterROM = .a00) {
+    /// `bus` defaults to a bus that does not move `clock`; on virtual time pass a blocking one
+    /// (`RecordingI2CBus(clock:blocking: true)`), which, like a real synchronous write(), returns
+    /// only once the bytes are on the wire, so the driver's datasheet waits start after them.
+    public init(settings: BehaviourSettings, clock: Clock, delay: Wait, bus: RecordingI2CBus? = nil, rom: CharacterROM = .a00) {
         self.settings = settings
-        bus = RecordingI2CBus(clock: clock)
+        self.bus = bus ?? RecordingI2CBus(clock: clock)
         emulator = HD44780Emulator(columns: settings.geometry.columns, rows: settings.geometry.rows, clock: clock)
-        bus.attach(emulator, at: Self.address)
+        self.bus.attach(emulator, at: Self.address)
         led = RecordingLED(clock: clock)
-        let backpack = PCF8574Backpack(bus: bus, address: Self.address)
+        let backpack = PCF8574Backpack(bus: self.bus, address: Self.address)
         display = LCDDisplay(lcd: HD44780(port: backpack, delay: delay, geometry: settings.geometry), rom: rom)
     }
 }
@@ -77,7 +80,8 @@ public final class HeadlessPrinter: LoopObserver {
 /// pending (or at its `end@` item). Output lines go to `output`.
 public func runHeadless(settings: BehaviourSettings, script: [ScriptItem], events: Bool, output: @escaping (String) -> Void) throws(ExitError) {
     let clock = ManualClock()
-    var device = MockDevice(settings: settings, clock: clock, delay: VirtualDelay(clock: clock))
+    var device = MockDevice(
+        settings: settings, clock: clock, delay: VirtualDelay(clock: clock), bus: RecordingI2CBus(clock: clock, blocking: true))
     do throws(HALError) {
         try device.display.start(now: clock.now())
     } catch {

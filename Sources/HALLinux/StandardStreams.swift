@@ -1,0 +1,35 @@
+import Glibc
+import HAL
+
+/// Unbuffered writes to standard output and standard error (the simulator redraws in place, so
+/// nothing may sit in a stdio buffer). A short write is continued; EINTR is retried by the seam.
+/// Errors (a closed pipe) are returned, never printed.
+public enum StandardStreams {
+    public static func writeOutput(_ text: String) throws(HALError) { try write(text, to: STDOUT_FILENO, name: "standard output") }
+    public static func writeError(_ text: String) throws(HALError) { try write(text, to: STDERR_FILENO, name: "standard error") }
+
+    static func write(_ text: String, to fd: Int32, name: String) throws(HALError) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = try Syscall.run("write \(name)") {
+                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            }
+            offset += written
+        }
+    }
+
+    /// The whole file at `path` as UTF-8 text (invalid bytes become U+FFFD).
+    public static func readTextFile(_ path: String) throws(HALError) -> String {
+        let fd = try Syscall.run("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
+        defer { close(fd) }
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = try Syscall.run("read \(path)") { read(fd, &chunk, chunk.count) }
+            if count == 0 { break }
+            data += chunk[0..<count]
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

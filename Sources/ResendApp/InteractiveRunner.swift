@@ -1,0 +1,55 @@
+import HAL
+import HALLinux
+import HALMock
+import ResendCore
+
+extension TerminalKeyboard: KeySource {
+    public func waitForKeys(until deadline: Instant?) throws(HALError) -> [KeyInput] {
+        try wait(until: deadline).map { input in
+            switch input {
+            case .key(let byte): return .key(byte)
+            case .stop, .endOfInput: return .stop
+            case .resized: return .resized
+            }
+        }
+    }
+}
+
+/// The interactive terminal simulator on real time: keys in, the emulated LCD drawn in place.
+/// The terminal is restored on every way out (q, Ctrl-C, SIGTERM, an error).
+public func runInteractive(_ options: SimulateOptions) throws(ExitError) {
+    let keyboard: TerminalKeyboard
+    do throws(HALError) {
+        keyboard = try TerminalKeyboard()
+    } catch {
+        throw ExitError(.unavailable, "simulate: cannot use the terminal: \(error.operation): \(describe(error))")
+    }
+    guard keyboard.isTerminal else {
+        throw ExitError(.usage, "simulate: standard input is not a terminal; use --headless --script for scripted runs")
+    }
+    let clock = SystemClock()
+    var device = MockDevice(settings: options.settings, clock: clock, delay: SleepDelay())
+    let output: (String) -> Void = { text in try? StandardStreams.writeOutput(text) }
+    // Alternate screen, hidden cursor; undone below whatever happens.
+    output("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+    defer {
+        output("\u{1B}[?25h\u{1B}[?1049l")
+        try? keyboard.restore()
+    }
+    do throws(HALError) {
+        try device.display.start(now: clock.now())
+    } catch {
+        throw ExitError(.software, "simulate: the emulated LCD did not initialise: \(error.operation)")
+    }
+    let renderer = TerminalRenderer(
+        emulator: device.emulator, led: device.led, settings: options.settings, bounceKey: options.bounceKey, output: output)
+    var loop = EventLoop(
+        source: KeyboardButton(keys: keyboard, clock: clock, bounceKey: options.bounceKey), display: device.display,
+        led: device.led, clock: clock, observer: renderer,
+        controller: ResendController(config: options.settings.controllerConfig), debouncer: options.settings.makeDebouncer())
+    do throws(HALError) {
+        try loop.run()
+    } catch {
+        throw ExitError(.ioError, "simulate: reading the keyboard failed: \(error.operation): \(describe(error))")
+    }
+}
