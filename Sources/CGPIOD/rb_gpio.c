@@ -41,15 +41,8 @@ static int readable_now(int fd) {
     return ready > 0 && (pfd.revents & POLLIN) ? 1 : 0;
 }
 
-#if RB_GPIOD_V1
-// ---------------------------------------------------------------------------------------- v1
-
+// Both generations open and close a chip the same way (gpiod_chip_open takes a path in v1 and v2).
 struct rb_gpio_chip { struct gpiod_chip *chip; };
-struct rb_gpio_request { struct gpiod_chip *chip; struct gpiod_line *line; };
-
-int rb_gpio_api_generation(void) { return 1; }
-const char *rb_gpio_library_version(void) { return gpiod_version_string(); }
-bool rb_gpio_supports_kernel_debounce(void) { return false; }
 
 int rb_gpio_chip_open(const char *path, rb_gpio_chip **out) {
     struct gpiod_chip *chip = gpiod_chip_open(path);
@@ -70,6 +63,15 @@ void rb_gpio_chip_close(rb_gpio_chip *chip) {
     gpiod_chip_close(chip->chip);
     free(chip);
 }
+
+#if RB_GPIOD_V1
+// ---------------------------------------------------------------------------------------- v1
+
+struct rb_gpio_request { struct gpiod_chip *chip; struct gpiod_line *line; };
+
+int rb_gpio_api_generation(void) { return 1; }
+const char *rb_gpio_library_version(void) { return gpiod_version_string(); }
+bool rb_gpio_supports_kernel_debounce(void) { return false; }
 
 int rb_gpio_chip_get_info(rb_gpio_chip *chip, struct rb_gpio_chip_info *out) {
     copy_name(out->name, gpiod_chip_name(chip->chip));
@@ -192,7 +194,6 @@ void rb_gpio_request_release(rb_gpio_request *request) {
 #else
 // ---------------------------------------------------------------------------------------- v2
 
-struct rb_gpio_chip { struct gpiod_chip *chip; };
 struct rb_gpio_request {
     struct gpiod_line_request *request;
     struct gpiod_edge_event_buffer *buffer;  // NULL for outputs
@@ -202,26 +203,6 @@ struct rb_gpio_request {
 int rb_gpio_api_generation(void) { return 2; }
 const char *rb_gpio_library_version(void) { return gpiod_api_version(); }
 bool rb_gpio_supports_kernel_debounce(void) { return true; }
-
-int rb_gpio_chip_open(const char *path, rb_gpio_chip **out) {
-    struct gpiod_chip *chip = gpiod_chip_open(path);
-    if (chip == NULL) return -1;
-    rb_gpio_chip *wrapper = malloc(sizeof *wrapper);
-    if (wrapper == NULL) {
-        gpiod_chip_close(chip);
-        errno = ENOMEM;
-        return -1;
-    }
-    wrapper->chip = chip;
-    *out = wrapper;
-    return 0;
-}
-
-void rb_gpio_chip_close(rb_gpio_chip *chip) {
-    if (chip == NULL) return;
-    gpiod_chip_close(chip->chip);
-    free(chip);
-}
 
 int rb_gpio_chip_get_info(rb_gpio_chip *chip, struct rb_gpio_chip_info *out) {
     struct gpiod_chip_info *info = gpiod_chip_get_info(chip->chip);
