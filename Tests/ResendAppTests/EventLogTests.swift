@@ -1,5 +1,6 @@
 import HAL
 import HALMock
+import HALLinux
 import ResendApp
 import ResendCore
 import Testing
@@ -188,4 +189,19 @@ struct NullDisplay: FrameDisplay {
     mutating func show(_ frame: ScreenText, now: Instant) -> [DisplayEvent] { [] }
     var nextService: Instant? { nil }
     mutating func service(now: Instant) -> [DisplayEvent] { [] }
+}
+
+struct StartedLineTests {
+    @Test("the started line carries the configuration in force")
+    func startedLine() throws {
+        var options = try RunOptions.parse(["--led", "gpiochip0:27", "--led-active-low", "--refresh", "600", "--duration", "90"])
+        options.logFormat = .json
+        let record = startedRecord(
+            options, button: GPIOLineLocation(chipPath: "/dev/gpiochip0", offset: 17, name: "GPIO17"),
+            led: GPIOLineLocation(chipPath: "/dev/gpiochip0", offset: 27), busPath: "/dev/i2c-1", writes: false, address: I2CAddress(0x3F)!)
+        #expect(LogFormat.plain.line(record, seconds: .seconds(5)) ==
+            "5.000 started version=\(programVersion) libgpiod=\(LibGPIOD.version) button=\"GPIO17 (line 17 of /dev/gpiochip0)\" bias=pull-up active=low"
+            + " kernel_debounce_ms=off led=\"line 27 of /dev/gpiochip0 active-low\" i2c=/dev/i2c-1 i2c_writes=smbus-byte address=0x3f geometry=16x2"
+            + " duration=90 debounce_ms=20 debounce_mode=stable refresh=600s log_format=json")
+    }
 }
