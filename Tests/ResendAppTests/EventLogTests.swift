@@ -205,3 +205,16 @@ struct StartedLineTests {
             + " duration=90 debounce_ms=20 debounce_mode=stable refresh=600s log_format=json")
     }
 }
+
+struct HeadlessEventsTests {
+    @Test("simulate --headless --events prints the loop's events in the words run logs them")
+    func headlessEvents() throws {
+        var lines: [String] = []
+        try runHeadless(settings: BehaviourSettings(), script: try parseScript("bounce@1 press@2 end@3", command: "simulate"), events: true) { lines.append($0) }
+        let events = lines.filter { !$0.contains(" screen |") && !$0.contains(" led ") }
+        #expect(events == [
+            "1.024 press accepted", "1.024 bounces suppressed count=8", "1.024 countdown started seconds=60",
+            "2.020 press ignored seconds_left=60", "3.000 stopped",
+        ])
+    }
+}
