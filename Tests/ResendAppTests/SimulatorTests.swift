@@ -68,8 +68,8 @@ struct HeadlessSimulatorTests {
     func pressesDuringCooldown() {
         let result = runCLI(["simulate", "--headless", "--duration", "5", "--events", "--script", "press@0 press@2 press@4.5 press@5"])
         #expect(result.code == .ok)
-        #expect(result.out.contains("2.020 press ignored (3 s left)"))
-        #expect(result.out.contains("4.520 press ignored (1 s left)"))
+        #expect(result.out.contains("2.020 press ignored seconds_left=3"))
+        #expect(result.out.contains("4.520 press ignored seconds_left=1"))
         // The press at 5 s is debounced at 5.020 s, exactly when the first countdown ends.
         #expect(result.out.filter { $0.hasSuffix("press accepted") } == ["0.020 press accepted", "5.020 press accepted"])
         #expect(result.out.contains(screenLine("9.020", "Verification", "Resend (01)")))
