@@ -71,6 +71,7 @@ public final class HeadlessPrinter: LoopObserver {
         case .controller(let event): return describeControllerEvent(event)
         case .display(let event): return describeDisplayEvent(event)
         case .ledFailed(let error): return "led failed: \(error.operation)"
+        case .state(let event): return describeStateEvent(event)
         case .edge, .debounced, .led: return nil
         }
     }
