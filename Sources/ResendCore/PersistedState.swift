@@ -227,7 +227,7 @@ public struct StateFormatError: Error, Hashable, Sendable {
 }
 
 /// Beyond this many milliseconds (about 292 years) a time does not fit `WallTime`'s nanoseconds.
-private let maximumUnixMilliseconds: UInt64 = 9_000_000_000_000_000 / 1_000_000
+private let maximumUnixMilliseconds = UInt64(Int64.max / 1_000_000)
 
 /// `span` limited to 0...upper.
 func clamp(_ span: TimeSpan, upTo upper: TimeSpan) -> TimeSpan {

@@ -66,6 +66,16 @@ struct PersistedStateTests {
         #expect(throws: StateFormatError("\"run\" must be an integer of at least 0")) { try PersistedState(decoding: Array(negative.utf8)) }
     }
 
+    @Test("a time beyond what nanoseconds since 1970 can hold is refused, not wrapped")
+    func timeOutOfRange() {
+        let json = text(PersistedState()).replacing("\"countdownEndsUnixMs\": null", with: "\"countdownEndsUnixMs\": 9300000000000")
+        #expect(throws: StateFormatError("\"countdownEndsUnixMs\" must be Unix milliseconds or null")) {
+            try PersistedState(decoding: Array(json.utf8))
+        }
+        let fine = text(PersistedState()).replacing("\"countdownEndsUnixMs\": null", with: "\"countdownEndsUnixMs\": 9200000000000")
+        #expect(throws: Never.self) { try PersistedState(decoding: Array(fine.utf8)) }
+    }
+
     @Test("a snapshot goes to wall time and back through a restart without losing time")
     func wallConversion() {
         let snapshot = ControllerSnapshot(
