@@ -5,6 +5,10 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <spawn.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -92,4 +96,102 @@ int rb_open_pseudo_terminal(int *controller, int *terminal) {
     *controller = c;
     *terminal = t;
     return 0;
+}
+
+int rb_spawn(char *const argv[], char *const envp[], int output_fd, int *pid) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int error = posix_spawn_file_actions_init(&actions);
+    if (error != 0) {
+        errno = error;
+        return -1;
+    }
+    error = posix_spawnattr_init(&attributes);
+    if (error != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        errno = error;
+        return -1;
+    }
+    sigset_t empty, defaults;
+    sigemptyset(&empty);
+    sigemptyset(&defaults);
+    int reset[] = {SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGCHLD};
+    for (unsigned i = 0; i < sizeof reset / sizeof reset[0]; i++) sigaddset(&defaults, reset[i]);
+    if (error == 0) error = posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    if (error == 0) error = posix_spawn_file_actions_adddup2(&actions, output_fd, STDOUT_FILENO);
+    if (error == 0) error = posix_spawn_file_actions_adddup2(&actions, output_fd, STDERR_FILENO);
+    if (error == 0) error = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    if (error == 0) error = posix_spawnattr_setpgroup(&attributes, 0);
+    if (error == 0) error = posix_spawnattr_setsigmask(&attributes, &empty);
+    if (error == 0) error = posix_spawnattr_setsigdefault(&attributes, &defaults);
+    pid_t child = 0;
+    if (error == 0) error = posix_spawnp(&child, argv[0], &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (error != 0) {
+        errno = error;
+        return -1;
+    }
+    *pid = (int)child;
+    return 0;
+}
+
+int rb_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0); }
+
+int rb_reap(int pid, int *signalled, int *value) {
+    int status = 0;
+    pid_t result = waitpid((pid_t)pid, &status, WNOHANG);
+    if (result < 0) return -1;
+    if (result == 0) return 0;
+    if (WIFSIGNALED(status)) {
+        *signalled = 1;
+        *value = WTERMSIG(status);
+    } else {
+        *signalled = 0;
+        *value = WEXITSTATUS(status);
+    }
+    return 1;
+}
+
+int rb_reap_blocking(int pid) {
+    int status = 0;
+    pid_t result;
+    do {
+        result = waitpid((pid_t)pid, &status, 0);
+    } while (result < 0 && errno == EINTR);
+    return result < 0 ? -1 : 0;
+}
+
+int rb_output_pipe(int *read_fd, int *write_fd) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0) return -1;
+    int flags = fcntl(fds[0], F_GETFL);
+    if (flags < 0 || fcntl(fds[0], F_SETFL, flags | O_NONBLOCK) < 0) {
+        int saved = errno;
+        close(fds[0]);
+        close(fds[1]);
+        errno = saved;
+        return -1;
+    }
+    *read_fd = fds[0];
+    *write_fd = fds[1];
+    return 0;
+}
+
+int rb_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int rb_epoll_add(int epoll_fd, int fd) {
+    struct epoll_event event = {.events = EPOLLIN, .data = {.fd = fd}};
+    return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event);
+}
+
+int rb_epoll_remove(int epoll_fd, int fd) { return epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, NULL); }
+
+int rb_epoll_ready(int epoll_fd, int *fds, int capacity) {
+    struct epoll_event events[16];
+    if (capacity > 16) capacity = 16;
+    int count = epoll_wait(epoll_fd, events, capacity, 0);
+    if (count < 0) return -1;
+    for (int i = 0; i < count; i++) fds[i] = events[i].data.fd;
+    return count;
 }

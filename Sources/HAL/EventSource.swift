@@ -4,6 +4,8 @@ public enum LoopInput: Hashable, Sendable {
     case edge(ButtonEdge)
     /// The user or the service manager asked to stop (SIGINT, SIGTERM, `q` in the simulator).
     case stop
+    /// A send command ended (its process was reaped); see `CommandRunner`.
+    case sendFinished(SendOutcome)
 }
 
 /// The one blocking call of the event loop: wait for inputs or a deadline.

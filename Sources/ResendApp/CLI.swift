@@ -53,7 +53,7 @@ public func runCommandLine(_ arguments: [String], console: Console, interactive:
                     scriptText = options.script ?? ""
                 }
                 let script = try parseScript(scriptText, command: "simulate")
-                try runHeadless(settings: options.settings, script: script, events: options.events, output: console.out)
+                try runHeadless(settings: options.settings, services: options.services, script: script, events: options.events, output: console.out)
             } else {
                 try interactive(options)
             }
@@ -93,6 +93,8 @@ public func runCommandLine(_ arguments: [String], console: Console, interactive:
 /// The options of `resend-button simulate`.
 public struct SimulateOptions: Sendable {
     public var settings = BehaviourSettings()
+    /// The send command, state file, policy and real-time flag.
+    public var services = SimulationServices()
     public var headless = false
     public var script: String?
     public var scriptFile: String?
@@ -107,6 +109,7 @@ public struct SimulateOptions: Sendable {
         OptionSpec("script-file", value: "PATH", help: "read the headless script from a file (# starts a comment)"),
         OptionSpec("events", help: "headless: also print press accepted/ignored and countdown events"),
         OptionSpec("bounce-key", value: "KEY", help: "interactive: the key that gives a bouncy press (default b)"),
+    ] + SimulationServices.optionSpecs + [
         OptionSpec("help", help: "show this help"),
     ]
 
@@ -130,6 +133,8 @@ public struct SimulateOptions: Sendable {
         try options.settings.apply(parsed, command: "simulate")
         options.headless = parsed.has("headless")
         options.events = parsed.has("events")
+        options.services = try SimulationServices.parse(parsed, headless: options.headless, command: "simulate")
+        _ = try options.services.controllerConfig(options.settings, command: "simulate")
         options.script = parsed.value("script")
         options.scriptFile = parsed.value("script-file")
         if options.script != nil && options.scriptFile != nil {

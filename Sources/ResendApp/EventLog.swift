@@ -22,6 +22,15 @@ public struct LogRecord: Hashable, Sendable {
         self.event = event
         self.fields = fields
     }
+
+    /// `press ignored seconds_left=48`: the plain line without its time.
+    public var plainText: String {
+        var text = event
+        for field in fields {
+            text += " " + field.key + "=" + plainValue(field.value)
+        }
+        return text
+    }
 }
 
 /// A key (lower-case, underscores) and its value.
@@ -49,11 +58,7 @@ public enum LogFormat: String, Hashable, Sendable, CaseIterable {
     public func line(_ record: LogRecord, seconds: TimeSpan) -> String {
         switch self {
         case .plain:
-            var line = formatSeconds3(seconds) + " " + record.event
-            for field in record.fields {
-                line += " " + field.key + "=" + plainValue(field.value)
-            }
-            return line
+            return formatSeconds3(seconds) + " " + record.plainText
         case .json:
             var line = "{\"t\":" + formatSeconds3(seconds) + ",\"event\":" + jsonString(record.event.replacing(" ", with: "_"))
             for field in record.fields {
@@ -116,24 +121,12 @@ private func isControl(_ scalar: Unicode.Scalar) -> Bool {
 }
 
 /// The log record of a loop event at `now`; nil for events not worth a line (raw edges, debounced
-/// levels, LED changes).
+/// levels, LED changes). The one formatter of events: `run`'s log, `simulate --events` and the
+/// interactive simulator's status line all use it.
 public func logRecord(for event: LoopEvent, at now: Instant) -> LogRecord? {
     switch event {
     case .controller(let event):
-        switch event {
-        case .pressAccepted:
-            return LogRecord("press accepted")
-        case .pressIgnored(_, let secondsLeft):
-            return LogRecord("press ignored", [.int("seconds_left", secondsLeft)])
-        case .countdownStarted(let until):
-            return LogRecord("countdown started", [.int("seconds", wholeSecondsRoundedUp(until - now))])
-        case .countdownFinished:
-            return LogRecord("countdown finished")
-        case .sendTimedOut:
-            return LogRecord("send timed out")
-        case .stopped:
-            return LogRecord("stopped")
-        }
+        return controllerRecord(event)
     case .display(let event):
         switch event {
         case .offline(let error):
@@ -145,8 +138,84 @@ public func logRecord(for event: LoopEvent, at now: Instant) -> LogRecord? {
         }
     case .ledFailed(let error):
         return LogRecord("led failed", [.string("op", error.operation), .string("error", describe(error))])
+    case .state(let event):
+        return stateRecord(event)
     case .edge, .debounced, .led:
         return nil
+    }
+}
+
+private func controllerRecord(_ event: ControllerEvent) -> LogRecord {
+    switch event {
+    case .pressAccepted:
+        return LogRecord("press accepted")
+    case .pressIgnored(_, let secondsLeft):
+        return LogRecord("press ignored", [.int("seconds_left", secondsLeft)])
+    case .pressLockedOut(_, let secondsLeft):
+        return LogRecord("press locked out", [.int("seconds_left", secondsLeft)])
+    case .countdownStarted(_, let seconds):
+        return LogRecord("countdown started", [.int("seconds", seconds)])
+    case .countdownResumed(_, let secondsLeft):
+        return LogRecord("countdown resumed", [.int("seconds_left", secondsLeft)])
+    case .countdownFinished:
+        return LogRecord("countdown finished")
+    case .countdownCancelled:
+        return LogRecord("countdown cancelled")
+    case .sendStarted(let attempt, _, let cooldownSeconds):
+        return LogRecord("send started", [.int("attempt", attempt), .int("cooldown_seconds", cooldownSeconds)])
+    case .sendFinished(let outcome, _, let superseded):
+        return sendRecord(outcome, superseded: superseded)
+    case .lockoutStarted:
+        return LogRecord("lockout started")
+    case .lockoutFinished:
+        return LogRecord("lockout finished")
+    case .stopped:
+        return LogRecord("stopped")
+    }
+}
+
+/// `send finished result=ok exit=0 ms=120`, `send finished result=failed exit=3 ...`,
+/// `send finished result=timeout after_ms=10000 killed=1`, `send finished result=not_started reason="..."`;
+/// with `output="..."` (escaped) and `dropped_output_bytes=N` when the command wrote anything.
+func sendRecord(_ outcome: SendOutcome, superseded: Bool) -> LogRecord {
+    var fields: [LogField]
+    switch outcome.ending {
+    case .exited(let code):
+        fields = [.string("result", code == 0 ? "ok" : "failed"), .int("exit", Int(code))]
+    case .signalled(let signal):
+        fields = [.string("result", "failed"), .int("signal", Int(signal))]
+    case .timedOut(let limit, let killed):
+        fields = [.string("result", "timeout"), LogField("after_ms", .int(limit.milliseconds)), .int("killed", killed ? 1 : 0)]
+    case .couldNotStart(let reason, _):
+        fields = [.string("result", "not_started"), .string("reason", reason)]
+    }
+    fields.append(LogField("ms", .int(outcome.duration.milliseconds)))
+    if !outcome.output.isEmpty {
+        fields.append(.string("output", String(decoding: outcome.output, as: UTF8.self)))
+    }
+    if outcome.droppedOutputBytes > 0 {
+        fields.append(.int("dropped_output_bytes", outcome.droppedOutputBytes))
+    }
+    if superseded {
+        fields.append(.int("superseded", 1))
+    }
+    return LogRecord("send finished", fields)
+}
+
+private func stateRecord(_ event: StateEvent) -> LogRecord {
+    switch event {
+    case .freshStart:
+        return LogRecord("state fresh start")
+    case .restored(let state):
+        return LogRecord("state restored", [.int("countdown", state.countdownEnd == nil ? 0 : 1)])
+    case .unreadable(let reason, let movedTo):
+        return LogRecord("state unreadable", [.string("reason", reason), .string("moved_to", movedTo ?? "-")])
+    case .readFailed(let error):
+        return LogRecord("state read failed", [.string("op", error.operation), .string("error", describe(error))])
+    case .moveAsideFailed(let error):
+        return LogRecord("state move aside failed", [.string("op", error.operation), .string("error", describe(error))])
+    case .writeFailed(let error):
+        return LogRecord("state write failed", [.string("op", error.operation), .string("error", describe(error))])
     }
 }
 

@@ -101,11 +101,7 @@ public final class TerminalRenderer: LoopObserver {
     }
 
     public func record(_ event: LoopEvent, at now: Instant) {
-        switch event {
-        case .controller(let event): lastEvent = describeControllerEvent(event) ?? lastEvent
-        case .display(let event): lastEvent = describeDisplayEvent(event)
-        default: break
-        }
+        if let record = logRecord(for: event, at: now) { lastEvent = record.plainText }
     }
 
     public func stepFinished(at now: Instant) {

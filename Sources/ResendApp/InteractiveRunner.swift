@@ -43,12 +43,13 @@ public func runInteractive(_ options: SimulateOptions) throws(ExitError) {
     }
     let renderer = TerminalRenderer(
         emulator: device.emulator, led: device.led, settings: options.settings, bounceKey: options.bounceKey, output: output)
-    var loop = EventLoop(
-        source: KeyboardButton(keys: keyboard, clock: clock, bounceKey: options.bounceKey), display: device.display,
-        led: device.led, clock: clock, observer: renderer,
-        controller: ResendController(config: options.settings.controllerConfig), debouncer: options.settings.makeDebouncer())
+    let config = try options.services.controllerConfig(options.settings, command: "simulate")
+    let runner = try options.services.makeRunner()
     do throws(HALError) {
-        try loop.run()
+        try runSimulationLoop(
+            source: KeyboardButton(keys: keyboard, clock: clock, bounceKey: options.bounceKey), device: device, clock: clock,
+            wall: SystemWallClock(), observer: renderer, config: config, debouncer: options.settings.makeDebouncer(),
+            runner: runner, stateFile: options.services.stateFile)
     } catch {
         throw ExitError(.ioError, "simulate: reading the keyboard failed: \(error.operation): \(describe(error))")
     }

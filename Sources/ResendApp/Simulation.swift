@@ -1,5 +1,6 @@
 import CharacterLCD
 import HAL
+import HALLinux
 import HALMock
 import ResendCore
 
@@ -72,8 +73,18 @@ public final class HeadlessPrinter: LoopObserver {
 }
 
 /// Runs a headless simulation on virtual time and returns when the script is done and nothing is
-/// pending (or at its `end@` item). Output lines go to `output`.
-public func runHeadless(settings: BehaviourSettings, script: [ScriptItem], events: Bool, output: @escaping (String) -> Void) throws(ExitError) {
+/// pending (or at its `end@` item). Output lines go to `output`. With `services` a press runs the
+/// scripted send command and the countdown is persisted; the wall clock then starts at the real
+/// wall time and moves with the virtual clock, so a later run can resume from the state file.
+public func runHeadless(
+    settings: BehaviourSettings, services: SimulationServices = SimulationServices(), script: [ScriptItem], events: Bool,
+    output: @escaping (String) -> Void
+) throws(ExitError) {
+    if services.realtime {
+        try runHeadlessRealtime(settings: settings, services: services, script: script, events: events, output: output)
+        return
+    }
+    let config = try services.controllerConfig(settings, command: "simulate")
     let clock = ManualClock()
     var device = MockDevice(
         settings: settings, clock: clock, delay: VirtualDelay(clock: clock), bus: RecordingI2CBus(clock: clock, blocking: true))
@@ -83,24 +94,16 @@ public func runHeadless(settings: BehaviourSettings, script: [ScriptItem], event
         throw ExitError(.software, "simulate: the emulated LCD did not initialise: \(error.operation)")
     }
     let start = clock.now()
-    var inputs: [(time: Instant, input: LoopInput)] = []
-    for item in script {
-        if case .end = item {
-            inputs.append((start + item.time, .stop))
-        } else {
-            inputs += edges(for: item, start: start).map { ($0.time, LoopInput.edge($0)) }
-        }
-    }
-    inputs.sort { $0.time < $1.time }
     let debouncer = settings.makeDebouncer()
     let printer = HeadlessPrinter(
         emulator: device.emulator, led: device.led, start: start, events: events, debouncer: debouncer, output: output)
-    var loop = EventLoop(
-        source: VirtualEventSource(clock: clock, inputs: inputs), display: device.display, led: device.led,
-        clock: clock, observer: printer,
-        controller: ResendController(config: settings.controllerConfig), debouncer: debouncer)
+    let wall = ManualWallClock(services.virtualWallStart ?? SystemWallClock().now(), following: clock)
+    let runner = try services.makeRunner()
     do throws(HALError) {
-        try loop.run()
+        try runSimulationLoop(
+            source: VirtualEventSource(clock: clock, inputs: scriptInputs(script, start: start)), device: device, clock: clock,
+            wall: wall, observer: printer, config: config, debouncer: debouncer, runner: runner,
+            stateFile: services.stateFile)
     } catch {
         throw ExitError(.software, "simulate: the virtual event source failed: \(error.operation)")
     }

@@ -34,6 +34,26 @@ public enum LoopEvent: Hashable, Sendable {
     case ledFailed(HALError)
     /// The LED changed to the given state.
     case led(Bool)
+    /// Reading or writing the persisted state.
+    case state(StateEvent)
+}
+
+/// What happened to the persisted state, for the log.
+public enum StateEvent: Hashable, Sendable {
+    /// Nothing was stored yet: a fresh start.
+    case freshStart
+    /// The stored state was read; the controller resumes from it (clamped, see
+    /// `PersistedState.resumed`).
+    case restored(PersistedState)
+    /// The stored state could not be understood (`reason`); it was moved to `movedTo` (nil when
+    /// moving it failed too, see `moveAsideFailed`) and the device starts fresh.
+    case unreadable(reason: String, movedTo: String?)
+    /// Reading failed (e.g. permission): the device starts fresh and leaves the file alone.
+    case readFailed(HALError)
+    /// Moving an unreadable state aside failed.
+    case moveAsideFailed(HALError)
+    /// Writing the state failed: a restart now would not resume the current countdown.
+    case writeFailed(HALError)
 }
 
 /// Receives the loop's events and is told after each step, so a simulator can redraw and a test
@@ -44,10 +64,20 @@ public protocol LoopObserver {
 }
 
 /// The one imperative part of the product: wait until the earliest of (next input, debouncer
-/// deadline, controller deadline, display service time), feed the pure state machines, carry out
-/// their actions. Tests and the headless simulator drive it on a virtual clock, the interactive
-/// simulator and the device on the real monotonic clock; the code is the same.
-public struct EventLoop<Source: EventSource, Display: FrameDisplay, LED: OutputLine, Clock: MonotonicClock, Observer: LoopObserver> {
+/// deadline, controller deadline, display service time, send runner service time), feed the pure
+/// state machines, carry out their actions. Tests and the headless simulator drive it on a virtual
+/// clock, the interactive simulator and the device on the real monotonic clock; the code is the same.
+///
+/// The send command runs through `runner` (its outcomes come back as `LoopInput.sendFinished`, from
+/// `runner.service(now:)` or at once from `runner.start`). The controller's state is persisted to
+/// `store` on the wall clock `wallClock`: read once when `run()` starts (a countdown persisted by
+/// an earlier process resumes; an unreadable state is moved aside and logged), written on every
+/// `.persist` action. Only the monotonic clock times anything while running; the wall clock is
+/// read only to convert at those two moments.
+public struct EventLoop<
+    Source: EventSource, Display: FrameDisplay, LED: OutputLine, Clock: MonotonicClock, Observer: LoopObserver,
+    Runner: CommandRunner, Store: StateStorage, Wall: WallClock
+> {
     public var source: Source
     public var display: Display
     public var led: LED
@@ -55,14 +85,29 @@ public struct EventLoop<Source: EventSource, Display: FrameDisplay, LED: OutputL
     public var observer: Observer
     public var controller: ResendController
     public var debouncer: Debouncer
+    public var runner: Runner
+    public var store: Store
+    public let wallClock: Wall
+    /// False when there is no store: nothing is read or written.
+    public let persistence: Bool
 
     /// The latest instant fed to the controller; its inputs never go backwards in time.
     private var controllerTime: Instant
     private var ledState: Bool?
 
+    /// A loop with a send command runner and a state store on `wallClock`.
     public init(
         source: Source, display: Display, led: LED, clock: Clock, observer: Observer,
-        controller: ResendController, debouncer: Debouncer
+        controller: ResendController, debouncer: Debouncer, runner: Runner, store: Store, wallClock: Wall
+    ) {
+        self.init(
+            source: source, display: display, led: led, clock: clock, observer: observer, controller: controller,
+            debouncer: debouncer, runner: runner, store: store, wallClock: wallClock, persistence: true)
+    }
+
+    private init(
+        source: Source, display: Display, led: LED, clock: Clock, observer: Observer, controller: ResendController,
+        debouncer: Debouncer, runner: Runner, store: Store, wallClock: Wall, persistence: Bool
     ) {
         self.source = source
         self.display = display
@@ -71,12 +116,16 @@ public struct EventLoop<Source: EventSource, Display: FrameDisplay, LED: OutputL
         self.observer = observer
         self.controller = controller
         self.debouncer = debouncer
+        self.runner = runner
+        self.store = store
+        self.wallClock = wallClock
+        self.persistence = persistence
         self.controllerTime = .origin
     }
 
     /// The earliest instant anything inside the loop needs to run again; nil when idle.
     public var nextDeadline: Instant? {
-        earliest(earliest(debouncer.nextDeadline, controller.nextDeadline), display.nextService)
+        earliest(earliest(earliest(debouncer.nextDeadline, controller.nextDeadline), display.nextService), runner.nextService)
     }
 
     /// Runs until a `.stop` input arrives; then shows the stopped screen and returns.
@@ -84,12 +133,45 @@ public struct EventLoop<Source: EventSource, Display: FrameDisplay, LED: OutputL
     public mutating func run() throws(HALError) {
         let start = clock.now()
         controllerTime = start
-        perform(controller.start(now: start), now: start)
+        var restored: ControllerSnapshot?
+        if persistence, let state = loadState(now: start) {
+            restored = state.resumed(monotonicNow: start, wallNow: wallClock.now(), config: controller.config)
+        }
+        perform(controller.start(now: start, restoring: restored), now: start)
         observer.stepFinished(at: start)
         while true {
             let inputs = try source.wait(until: nextDeadline)
             let now = clock.now()
             if step(inputs, now: now) { return }
+        }
+    }
+
+    /// Reads the stored state; logs what happened. Nil for a fresh start.
+    private mutating func loadState(now: Instant) -> PersistedState? {
+        let bytes: [UInt8]?
+        do throws(HALError) {
+            bytes = try store.read()
+        } catch {
+            observer.record(.state(.readFailed(error)), at: now)
+            return nil
+        }
+        guard let bytes else {
+            observer.record(.state(.freshStart), at: now)
+            return nil
+        }
+        do throws(StateFormatError) {
+            let state = try PersistedState(decoding: bytes)
+            observer.record(.state(.restored(state)), at: now)
+            return state
+        } catch {
+            var movedTo: String?
+            do throws(HALError) {
+                movedTo = try store.moveAside()
+            } catch let moveError {
+                observer.record(.state(.moveAsideFailed(moveError)), at: now)
+            }
+            observer.record(.state(.unreadable(reason: error.message, movedTo: movedTo)), at: now)
+            return nil
         }
     }
 
@@ -100,6 +182,9 @@ public struct EventLoop<Source: EventSource, Display: FrameDisplay, LED: OutputL
             case .edge(let edge):
                 observer.record(.edge(edge), at: now)
                 if let change = debouncer.feed(edge) { debounced(change, now: now) }
+            case .sendFinished(let outcome):
+                controllerTime = max(controllerTime, now)
+                perform(controller.sendFinished(outcome, now: controllerTime), now: now)
             case .stop:
                 controllerTime = max(controllerTime, now)
                 perform(controller.stop(now: controllerTime), now: now)
@@ -109,6 +194,11 @@ public struct EventLoop<Source: EventSource, Display: FrameDisplay, LED: OutputL
         }
         if let change = debouncer.advance(to: now) { debounced(change, now: now) }
         controllerTime = max(controllerTime, now)
+        if let due = runner.nextService, due <= now {
+            for outcome in runner.service(now: now) {
+                perform(controller.sendFinished(outcome, now: controllerTime), now: now)
+            }
+        }
         perform(controller.advance(to: controllerTime), now: now)
         if let due = display.nextService, due <= now {
             for event in display.service(now: now) { observer.record(.display(event), at: now) }
@@ -127,6 +217,7 @@ public struct EventLoop<Source: EventSource, Display: FrameDisplay, LED: OutputL
     }
 
     private mutating func perform(_ actions: [ControllerAction], now: Instant) {
+        var immediateOutcomes: [SendOutcome] = []
         for action in actions {
             switch action {
             case .show(let frame):
@@ -143,10 +234,53 @@ public struct EventLoop<Source: EventSource, Display: FrameDisplay, LED: OutputL
                 }
             case .log(let event):
                 observer.record(.controller(event), at: now)
-            case .runSendCommand:
-                break  // The send command arrives with the config-file issue.
+            case .persist(let snapshot):
+                guard persistence else { continue }
+                // Both clocks read together: the pair anchors the conversion to wall time.
+                let state = PersistedState(snapshot, monotonicNow: clock.now(), wallNow: wallClock.now())
+                do throws(HALError) {
+                    try store.write(state.encoded())
+                } catch {
+                    observer.record(.state(.writeFailed(error)), at: now)
+                }
+            case .runSendCommand(let attempt, let sequence, let cooldownSeconds):
+                // The press was at `controllerTime`; the wall clock is read now, so step back.
+                let sincePress = max(TimeSpan.zero, clock.now() - controllerTime)
+                let request = SendRequest(
+                    sequence: sequence, attempt: attempt, cooldownSeconds: cooldownSeconds,
+                    pressTime: wallClock.now() - sincePress)
+                if let outcome = runner.start(request, now: now) { immediateOutcomes.append(outcome) }
             }
         }
+        for outcome in immediateOutcomes {
+            perform(controller.sendFinished(outcome, now: controllerTime), now: now)
+        }
+    }
+}
+
+extension EventLoop where Runner == NoCommandRunner, Store == NoStateStorage, Wall == NoWallClock {
+    /// A loop without a send command and without persistence.
+    public init(
+        source: Source, display: Display, led: LED, clock: Clock, observer: Observer,
+        controller: ResendController, debouncer: Debouncer
+    ) {
+        self.init(
+            source: source, display: display, led: led, clock: clock, observer: observer, controller: controller,
+            debouncer: debouncer, runner: NoCommandRunner(), store: NoStateStorage(), wallClock: NoWallClock(),
+            persistence: false)
+    }
+}
+
+extension EventLoop where Store == NoStateStorage {
+    /// A loop with a send command runner but without persistence (`wallClock` stamps the press
+    /// time given to the command).
+    public init(
+        source: Source, display: Display, led: LED, clock: Clock, observer: Observer,
+        controller: ResendController, debouncer: Debouncer, runner: Runner, wallClock: Wall
+    ) {
+        self.init(
+            source: source, display: display, led: led, clock: clock, observer: observer, controller: controller,
+            debouncer: debouncer, runner: runner, store: NoStateStorage(), wallClock: wallClock, persistence: false)
     }
 }
 
@@ -172,4 +306,29 @@ public struct NoObserver: LoopObserver {
 public struct NoLED: OutputLine {
     public init() {}
     public mutating func set(_ active: Bool) throws(HALError) {}
+}
+
+/// No send command: every start fails at once (a controller configured with a send command needs
+/// a real runner).
+public struct NoCommandRunner: CommandRunner {
+    public init() {}
+    public mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
+        SendOutcome(sequence: request.sequence, ending: .couldNotStart(reason: "no send command is configured", errno: 0), duration: .zero)
+    }
+    public var nextService: Instant? { nil }
+    public mutating func service(now: Instant) -> [SendOutcome] { [] }
+}
+
+/// No persistence: nothing stored, writes go nowhere.
+public struct NoStateStorage: StateStorage {
+    public init() {}
+    public func read() throws(HALError) -> [UInt8]? { nil }
+    public mutating func write(_ bytes: [UInt8]) throws(HALError) {}
+    public mutating func moveAside() throws(HALError) -> String { "" }
+}
+
+/// No wall clock: always the Unix epoch. Only for loops that neither persist nor send.
+public struct NoWallClock: WallClock {
+    public init() {}
+    public func now() -> WallTime { WallTime(nanosecondsSinceEpoch: 0) }
 }

@@ -1,6 +1,6 @@
-/// Every text the device shows, all configurable. `countdownLabel` is a template: its one
-/// `{s}` (`Texts.secondsPlaceholder`) is replaced by the seconds left, formatted by
-/// `formatSeconds` ("Resend ({s})" -> "Resend (07)"). No other text is a template.
+/// Every text the device shows, all configurable. `countdownLabel` and `lockoutLabel` are
+/// templates: their one `{s}` (`Texts.secondsPlaceholder`) is replaced by the seconds left,
+/// formatted by `formatSeconds` ("Resend ({s})" -> "Resend (07)"). No other text is a template.
 public struct Texts: Hashable, Sendable {
     /// The seconds placeholder in `countdownLabel`.
     public static let secondsPlaceholder = "{s}"
@@ -17,6 +17,9 @@ public struct Texts: Hashable, Sendable {
     public var countdownLabel = "Resend ({s})"
     /// Label when ready again after a countdown, or after a failed send.
     public var resendLabel = "Resend"
+    /// Label while the resend policy's cap locks the button (`ResendPolicy.cap`), counting down to
+    /// when sending is allowed again; must contain exactly one `{s}`.
+    public var lockoutLabel = "Wait ({s})"
     /// Status line after the send command failed or timed out.
     public var failedTitle = "Send failed"
     /// Status line after the program was asked to stop.
@@ -41,40 +44,47 @@ public struct Texts: Hashable, Sendable {
     }
 
     /// The texts that will not display properly on a display `columns` wide when countdowns go up
-    /// to `maxSeconds` (the configured duration):
-    /// - `.placeholderCount`: `countdownLabel` without exactly one `{s}`, or any other text with a
+    /// to `maxSeconds` (the longest cooldown) and lockouts up to `maxLockoutSeconds` (the cap's
+    /// window; `maxSeconds` when nil):
+    /// - `.placeholderCount`: a template without exactly one `{s}`, or any other text with a
     ///   `{s}` (it would be shown literally);
-    /// - `.tooWide`: a text wider than `columns`; `countdownLabel` is measured expanded at
-    ///   `maxSeconds`, its widest number.
+    /// - `.tooWide`: a text wider than `columns`; a template is measured expanded at its widest
+    ///   number.
     ///
     /// Empty when all is well. Fields are reported in declaration order, placeholder problems of a
     /// field before its width problem.
-    public func problems(columns: Int, maxSeconds: Int) -> [TextProblem] {
+    public func problems(columns: Int, maxSeconds: Int, maxLockoutSeconds: Int? = nil) -> [TextProblem] {
         precondition(maxSeconds >= 0, "Texts.problems: maxSeconds must not be negative")
+        precondition((maxLockoutSeconds ?? 0) >= 0, "Texts.problems: maxLockoutSeconds must not be negative")
         var found: [TextProblem] = []
         for (field, value) in fields {
-            let isTemplate = field == Texts.templateField
+            let isTemplate = Texts.templateFields.contains(field)
+            let widest = field == Texts.lockoutField ? (maxLockoutSeconds ?? maxSeconds) : maxSeconds
             let placeholders = splitAtPlaceholders(value).count - 1
             let expectedPlaceholders = isTemplate ? 1 : 0
-            let shown = isTemplate ? expand(value, seconds: maxSeconds) : value
+            let shown = isTemplate ? expand(value, seconds: widest) : value
             let width = shown.count
             if placeholders != expectedPlaceholders {
                 found.append(TextProblem(
                     field: field, value: value, width: width, limit: columns,
                     kind: .placeholderCount(found: placeholders, expected: expectedPlaceholders),
-                    seconds: isTemplate ? maxSeconds : nil))
+                    seconds: isTemplate ? widest : nil))
             }
             if width > columns {
                 found.append(TextProblem(
                     field: field, value: value, width: width, limit: columns, kind: .tooWide,
-                    seconds: isTemplate ? maxSeconds : nil))
+                    seconds: isTemplate ? widest : nil))
             }
         }
         return found
     }
 
-    /// The name of the one template field, as `TextProblem.field` spells it.
+    /// The name of the countdown template field, as `TextProblem.field` spells it.
     static let templateField = "countdownLabel"
+    /// The name of the lockout template field.
+    static let lockoutField = "lockoutLabel"
+    /// The fields that show the seconds.
+    static let templateFields = [templateField, lockoutField]
 
     /// Every field with its name, in declaration order.
     var fields: [(String, String)] {
@@ -85,6 +95,7 @@ public struct Texts: Hashable, Sendable {
             ("sentTitle", sentTitle),
             (Texts.templateField, countdownLabel),
             ("resendLabel", resendLabel),
+            (Texts.lockoutField, lockoutLabel),
             ("failedTitle", failedTitle),
             ("stoppedTitle", stoppedTitle),
             ("stoppedLabel", stoppedLabel),
@@ -160,7 +171,7 @@ public struct TextProblem: Hashable, Sendable {
             let placeholder = Texts.secondsPlaceholder
             if expected == 0 {
                 return quoted + " must not contain " + placeholder + " (only "
-                    + Texts.templateField + " shows the seconds)"
+                    + Texts.templateField + " and " + Texts.lockoutField + " show the seconds)"
             }
             return quoted + " needs exactly " + decimalString(expected) + " " + placeholder
                 + " for the seconds, found " + decimalString(found)

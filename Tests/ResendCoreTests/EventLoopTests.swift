@@ -79,7 +79,7 @@ private func press(at t: Instant, bounces: Int = 1) -> [(Instant, LoopInput)] {
 }
 
 private func makeLoop(inputs: [(Instant, LoopInput)], duration: Int64 = 5, led: FlakyLED = FlakyLED())
-    -> EventLoop<ScriptedSource, RecordingDisplay, FlakyLED, TestClock, EventLog>
+    -> EventLoop<ScriptedSource, RecordingDisplay, FlakyLED, TestClock, EventLog, NoCommandRunner, NoStateStorage, NoWallClock>
 {
     let clock = TestClock()
     return EventLoop(

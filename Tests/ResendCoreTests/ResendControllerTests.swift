@@ -17,13 +17,18 @@ private struct Device {
     var led: Bool?
     var shows = 0
     var sendCommandsRun = 0
+    /// The requests of `runSendCommand` actions: (attempt, sequence, cooldown seconds).
+    var sendRequests: [(attempt: Int, sequence: Int, cooldownSeconds: Int)] = []
+    /// Every persisted snapshot, in order.
+    var persisted: [ControllerSnapshot] = []
     var log: [ControllerEvent] = []
     /// The actions of the last call.
     var last: [ControllerAction] = []
 
-    init(duration: Int64 = 60, layout: ScreenLayout = .sixteenByTwo, texts: Texts = Texts(), hasSendCommand: Bool = false) {
+    init(duration: Int64 = 60, layout: ScreenLayout = .sixteenByTwo, texts: Texts = Texts(), hasSendCommand: Bool = false,
+         policy: ResendPolicy = .off) {
         controller = ResendController(config: ControllerConfig(
-            duration: .seconds(duration), texts: texts, layout: layout, hasSendCommand: hasSendCommand))
+            duration: .seconds(duration), texts: texts, layout: layout, hasSendCommand: hasSendCommand, policy: policy))
     }
 
     /// Line 1 without the padding.
@@ -41,6 +46,8 @@ private struct Device {
     mutating func press(_ now: Instant) { apply(controller.press(now: now)) }
     mutating func advance(_ now: Instant) { apply(controller.advance(to: now)) }
     mutating func stop(_ now: Instant) { apply(controller.stop(now: now)) }
+    mutating func finish(_ outcome: SendOutcome, _ now: Instant) { apply(controller.sendFinished(outcome, now: now)) }
+    mutating func restore(_ snapshot: ControllerSnapshot?, _ now: Instant) { apply(controller.start(now: now, restoring: snapshot)) }
 
     /// Runs the loop's deadlines, each at its exact instant, up to and including `end`.
     mutating func runDeadlines(through end: Instant) {
@@ -60,8 +67,11 @@ private struct Device {
                 showsNow += 1
             case .setLED(let on):
                 led = on
-            case .runSendCommand:
+            case .runSendCommand(let attempt, let sequence, let cooldownSeconds):
                 sendCommandsRun += 1
+                sendRequests.append((attempt, sequence, cooldownSeconds))
+            case .persist(let snapshot):
+                persisted.append(snapshot)
             case .log(let event):
                 log.append(event)
             }
@@ -115,7 +125,7 @@ struct ResendControllerTests {
         #expect(device.led == true)
         #expect(device.controller.state == .ready(used: true))
         #expect(device.controller.nextDeadline == nil)
-        #expect(device.log == [.pressAccepted(at: pressedAt), .countdownStarted(until: pressedAt + seconds(60)),
+        #expect(device.log == [.pressAccepted(at: pressedAt), .countdownStarted(until: pressedAt + seconds(60), seconds: 60),
                                .countdownFinished(at: pressedAt + seconds(60))])
     }
 
@@ -277,7 +287,7 @@ struct ResendControllerTests {
         #expect(device.controller.state == .cooldown(until: t0 + seconds(120)))
         #expect(device.last.filter { if case .show = $0 { true } else { false } }.count == 1)
         #expect(device.log.suffix(3) == [.countdownFinished(at: t0 + seconds(60)), .pressAccepted(at: t0 + seconds(60)),
-                                         .countdownStarted(until: t0 + seconds(120))])
+                                         .countdownStarted(until: t0 + seconds(120), seconds: 60)])
     }
 
     @Test("a press a nanosecond before the end is still ignored")
@@ -367,19 +377,29 @@ struct ResendControllerTests {
         #expect(device.label == "Resend (01)")
     }
 
-    @Test("a send command still running when the countdown ends counts as failed; a press then retries")
-    func sendTimesOut() {
+    @Test("a send command still running when the countdown ends: ready with Sending... kept, its late outcome sets the status")
+    func sendOutlivesCountdown() {
         var device = Device(duration: 5, hasSendCommand: true)
         device.start(t0)
         device.press(t0)
         device.runDeadlines(through: t0 + seconds(5))
-        #expect(device.screen == ["Send failed     ", "Resend          "])
+        #expect(device.screen == ["Sending...      ", "Resend          "])
         #expect(device.led == true)
-        #expect(device.controller.state == .failed)
-        #expect(device.log.last == .sendTimedOut(at: t0 + seconds(5)))
-        device.press(t0 + seconds(6))
-        #expect(device.sendCommandsRun == 2)
-        #expect(device.label == "Resend (05)")
+        #expect(device.controller.state == .ready(used: true))
+        device.finish(SendOutcome(sequence: 1, ending: .exited(code: 0), duration: seconds(6)), t0 + seconds(6))
+        #expect(device.screen == ["Verification    ", "Resend          "])
+        #expect(device.led == true)
+
+        var failing = Device(duration: 5, hasSendCommand: true)
+        failing.start(t0)
+        failing.press(t0)
+        failing.runDeadlines(through: t0 + seconds(5))
+        failing.finish(SendOutcome(sequence: 1, ending: .exited(code: 1), duration: seconds(6)), t0 + seconds(6))
+        #expect(failing.screen == ["Send failed     ", "Resend          "])
+        #expect(failing.controller.state == .failed)
+        failing.press(t0 + seconds(7))
+        #expect(failing.sendCommandsRun == 2)
+        #expect(failing.label == "Resend (05)")
     }
 }
 

@@ -68,7 +68,7 @@ struct TextsTests {
         let problems = texts.problems(columns: 16, maxSeconds: 60)
         #expect(problems == [TextProblem(field: "sentTitle", value: "Sent {s}", width: 8, limit: 16,
                                          kind: .placeholderCount(found: 1, expected: 0))])
-        #expect(problems.first?.message == "sentTitle \"Sent {s}\" must not contain {s} (only countdownLabel shows the seconds)")
+        #expect(problems.first?.message == "sentTitle \"Sent {s}\" must not contain {s} (only countdownLabel and lockoutLabel show the seconds)")
     }
 
     @Test("a missing placeholder message names the count found")

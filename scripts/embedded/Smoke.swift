@@ -52,3 +52,34 @@ public func embeddedSmoke() -> Bool {
     do throws(HALError) { try loop.run() } catch { return false }
     return loop.display.lcd.port.bus.sent > 0
 }
+
+struct FixedWall: WallClock {
+    func now() -> WallTime { WallTime(millisecondsSinceEpoch: 1_718_000_000_000) }
+}
+
+struct ImmediateRunner: CommandRunner {
+    mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
+        SendOutcome(sequence: request.sequence, ending: .exited(code: 0), duration: .zero)
+    }
+    var nextService: Instant? { nil }
+    mutating func service(now: Instant) -> [SendOutcome] { [] }
+}
+
+struct RAMStorage: StateStorage {
+    var bytes: [UInt8]?
+    func read() throws(HALError) -> [UInt8]? { bytes }
+    mutating func write(_ bytes: [UInt8]) throws(HALError) { self.bytes = bytes }
+    mutating func moveAside() throws(HALError) -> String { bytes = nil; return "aside" }
+}
+
+/// The loop with a send command, persistence and the resend policy.
+public func embeddedServicesSmoke() -> Bool {
+    let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(0x27)!), delay: NullDelay(), geometry: .lcd16x2)
+    let policy = ResendPolicy(cooldowns: [.seconds(60), .seconds(120)], cap: ResendPolicy.Cap(maxSends: 3, window: .seconds(3_600)))
+    var loop = EventLoop(
+        source: OneShotSource(), display: LCDFrames(lcd: lcd), led: NoLED(), clock: TickClock(), observer: NoObserver(),
+        controller: ResendController(config: ControllerConfig(duration: .seconds(60), hasSendCommand: true, policy: policy)),
+        debouncer: Debouncer(), runner: ImmediateRunner(), store: RAMStorage(), wallClock: FixedWall())
+    do throws(HALError) { try loop.run() } catch { return false }
+    return loop.store.bytes != nil
+}

@@ -36,4 +36,29 @@ int rb_terminal_size(int fd, unsigned short *columns, unsigned short *rows);
 /// `*controller` arrive as typed input on `*terminal`. Both close-on-exec, not controlling terminals.
 int rb_open_pseudo_terminal(int *controller, int *terminal);
 
+/// Starts `argv[0]` (searched in PATH when it has no slash, as execvp does) with `argv` and `envp`,
+/// without a shell and without blocking on the child: standard input from /dev/null, standard
+/// output and standard error both to `output_fd`, in a new process group of its own (so a time-out
+/// can signal the command and its children), with an empty signal mask and SIGINT, SIGTERM,
+/// SIGQUIT, SIGHUP, SIGPIPE and SIGCHLD at their defaults (this program blocks or ignores some).
+/// Stores the child's pid in `*pid` and returns 0; -1 with errno when it could not start (ENOENT
+/// not found, EACCES not executable, ENOEXEC not a program, EAGAIN/ENOMEM no resources).
+int rb_spawn(char *const argv[], char *const envp[], int output_fd, int *pid);
+/// pidfd_open(2) through syscall(2) (glibc before 2.36 has no wrapper): a close-on-exec descriptor
+/// that becomes readable when the process `pid` ends. Linux 5.3 or later.
+int rb_pidfd_open(int pid);
+/// Reaps the child `pid` if it ended (waitpid with WNOHANG): returns 1 and sets `*signalled` (0
+/// exited, 1 killed by a signal) and `*value` (exit status or signal number); 0 when it still runs.
+int rb_reap(int pid, int *signalled, int *value);
+/// Reaps the child `pid`, blocking until it ends (for a child just sent SIGKILL).
+int rb_reap_blocking(int pid);
+/// A pipe whose read end `*read_fd` is non-blocking; both ends close-on-exec.
+int rb_output_pipe(int *read_fd, int *write_fd);
+/// An epoll instance (close-on-exec) and level-triggered EPOLLIN interest in `fd`.
+int rb_epoll_create(void);
+int rb_epoll_add(int epoll_fd, int fd);
+int rb_epoll_remove(int epoll_fd, int fd);
+/// The descriptors of `epoll_fd` ready now (no waiting), at most `capacity` into `fds`: the count.
+int rb_epoll_ready(int epoll_fd, int *fds, int capacity);
+
 #endif

@@ -1,0 +1,281 @@
+import HAL
+import HALLinux
+import HALMock
+import ResendCore
+
+/// The deployable behaviour in the simulator (`simulate` flags): the send command (a real one, or a
+/// scripted one on virtual time), the state file and the resend policy, and whether a headless run
+/// goes on real time.
+public struct SimulationServices: Sendable {
+    /// `--state-file PATH`: persist the countdown there and resume from it at start.
+    public var stateFile: String?
+    /// `--send-command "ARGV..."`: a real command (split on spaces), run on real time only.
+    public var sendCommand: [String]?
+    /// `--send-timeout SECONDS`: SIGTERM after this, SIGKILL 2 s later.
+    public var sendTimeout = TimeSpan.seconds(Int64(SimulationServices.defaultSendTimeoutSeconds))
+    /// `--mock-send OUTCOMES`: a scripted send command (each send takes the next, the last repeats).
+    public var mockSend: [ScriptedCommandRunner.Step]?
+    /// `--cooldowns`, `--max-sends`, `--window`.
+    public var policy = ResendPolicy.off
+    /// `--realtime`: a headless run waits for the script's times for real.
+    public var realtime = false
+    /// Where the wall clock of a virtual-time run starts; nil for the real wall time (tests set it).
+    public var virtualWallStart: WallTime?
+
+    public static let defaultSendTimeoutSeconds = 10
+    public static let sendTimeoutRange = 1...3_600
+
+    public init() {}
+
+    /// True when a press runs a send command.
+    public var hasSendCommand: Bool { sendCommand != nil || mockSend != nil }
+
+    /// `settings`' controller configuration with this send command and policy, checked.
+    public func controllerConfig(_ settings: BehaviourSettings, command: String) throws(ExitError) -> ControllerConfig {
+        var config = settings.controllerConfig
+        config.hasSendCommand = hasSendCommand
+        config.policy = policy
+        if let problem = config.textProblems.first {
+            throw ExitError(.usage, "\(command): \(problem.message)")
+        }
+        return config
+    }
+
+    /// The option specs of these flags.
+    static let optionSpecs: [OptionSpec] = [
+        OptionSpec("state-file", value: "PATH", help: "persist the countdown in PATH (atomically) and resume it at start; an unreadable file is moved to PATH.corrupt-N"),
+        OptionSpec("send-command", value: "ARGV", help: "run this command on each press (split on spaces, no shell; with --headless it needs --realtime)"),
+        OptionSpec("send-timeout", value: "SECONDS", help: "SIGTERM the send command after this, SIGKILL 2 s later (\(sendTimeoutRange.lowerBound)-\(sendTimeoutRange.upperBound), default \(defaultSendTimeoutSeconds))"),
+        OptionSpec("mock-send", value: "OUTCOMES", help: "a scripted send command: ok@T, fail@T (exit 1), exit=N@T, timeout@T, notfound; each send takes the next, the last repeats"),
+        OptionSpec("cooldowns", value: "LIST", help: "escalating cooldowns in seconds, e.g. 60,120,300 (the n-th send in a row gets the n-th; the last repeats)"),
+        OptionSpec("max-sends", value: "N", help: "cap: at most N sends per --window, then the label shows the lockout"),
+        OptionSpec("window", value: "SECONDS", help: "the cap's window in seconds (with --max-sends)"),
+        OptionSpec("realtime", help: "headless: run on real time (the script's times are waited for; SIGTERM stops it)"),
+    ]
+
+    /// Reads the flags; `headless` says whether the run is headless.
+    static func parse(_ arguments: ParsedArguments, headless: Bool, command: String) throws(ExitError) -> SimulationServices {
+        var services = SimulationServices()
+        services.stateFile = arguments.value("state-file")
+        services.realtime = arguments.has("realtime")
+        if services.realtime && !headless {
+            throw ExitError(.usage, "\(command): --realtime needs --headless (the interactive simulator always runs on real time)")
+        }
+        if let text = arguments.value("send-command") {
+            let argv = text.split(separator: " ").map(String.init)
+            guard !argv.isEmpty else { throw ExitError(.usage, "\(command): --send-command: give the program and its arguments") }
+            guard headless && services.realtime else {
+                throw ExitError(.usage, "\(command): --send-command runs a real process: use it with --headless --realtime (or --mock-send on virtual time)")
+            }
+            services.sendCommand = argv
+        }
+        if let text = arguments.value("send-timeout") {
+            let seconds = try parseInteger(text, option: "send-timeout", range: sendTimeoutRange, unit: "whole seconds", command: command)
+            services.sendTimeout = .seconds(Int64(seconds))
+        }
+        if let text = arguments.value("mock-send") {
+            guard services.sendCommand == nil else {
+                throw ExitError(.usage, "\(command): give either --send-command or --mock-send, not both")
+            }
+            services.mockSend = try parseMockSend(text, command: command)
+        }
+        if let text = arguments.value("cooldowns") {
+            var cooldowns: [TimeSpan] = []
+            for item in text.split(separator: ",") {
+                let seconds = try parseInteger(String(item), option: "cooldowns", range: BehaviourSettings.durationRange, unit: "whole seconds per cooldown", command: command)
+                cooldowns.append(.seconds(Int64(seconds)))
+            }
+            guard !cooldowns.isEmpty else { throw ExitError(.usage, "\(command): --cooldowns: give seconds like 60,120,300") }
+            services.policy.cooldowns = cooldowns
+        }
+        switch (arguments.value("max-sends"), arguments.value("window")) {
+        case (nil, nil):
+            break
+        case (let sends?, let window?):
+            let maxSends = try parseInteger(sends, option: "max-sends", range: 1...1_000, unit: "sends", command: command)
+            let seconds = try parseInteger(window, option: "window", range: BehaviourSettings.durationRange, unit: "whole seconds", command: command)
+            services.policy.cap = ResendPolicy.Cap(maxSends: maxSends, window: .seconds(Int64(seconds)))
+        default:
+            throw ExitError(.usage, "\(command): --max-sends and --window go together")
+        }
+        return services
+    }
+
+    /// `ok@1.5 fail@2 exit=3@1 timeout@10 notfound`, separated by spaces or commas.
+    static func parseMockSend(_ text: String, command: String) throws(ExitError) -> [ScriptedCommandRunner.Step] {
+        var steps: [ScriptedCommandRunner.Step] = []
+        for token in text.split(whereSeparator: { $0 == " " || $0 == "," }) {
+            if token == "notfound" {
+                steps.append(.notFound)
+                continue
+            }
+            let parts = token.split(separator: "@", omittingEmptySubsequences: false)
+            guard parts.count == 2, let delay = parseTime(String(parts[1])) else {
+                throw ExitError(.usage, "\(command): --mock-send: '\(token)' is not OUTCOME@TIME (ok, fail, exit=N, timeout) or notfound")
+            }
+            let kind = parts[0]
+            if kind == "ok" {
+                steps.append(.init(after: delay, .exited(code: 0), output: Array("sent\n".utf8)))
+            } else if kind == "fail" {
+                steps.append(.init(after: delay, .exited(code: 1), output: Array("gateway refused\n".utf8)))
+            } else if kind.hasPrefix("exit="), let code = Int32(kind.dropFirst(5)) {
+                steps.append(.init(after: delay, .exited(code: code)))
+            } else if kind == "timeout" {
+                steps.append(.init(after: delay, .timedOut(after: delay, killed: false)))
+            } else {
+                throw ExitError(.usage, "\(command): --mock-send: unknown outcome '\(kind)' (ok, fail, exit=N, timeout, notfound)")
+            }
+        }
+        guard !steps.isEmpty else { throw ExitError(.usage, "\(command): --mock-send: give at least one outcome") }
+        return steps
+    }
+
+    /// The runner these flags ask for.
+    func makeRunner() throws(ExitError) -> SimulatedRunner {
+        if let sendCommand {
+            do throws(HALError) {
+                return .process(try ProcessRunner(.init(arguments: sendCommand, timeout: sendTimeout)))
+            } catch {
+                throw ExitError(.ioError, "simulate: cannot prepare the send command: \(error.operation): \(describe(error))")
+            }
+        }
+        if let mockSend { return .scripted(ScriptedCommandRunner(mockSend)) }
+        return .none
+    }
+}
+
+/// The send command of a simulation: none, scripted, or a real process.
+public enum SimulatedRunner: CommandRunner {
+    case none
+    case scripted(ScriptedCommandRunner)
+    case process(ProcessRunner)
+
+    public mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
+        switch self {
+        case .none:
+            var runner = NoCommandRunner()
+            return runner.start(request, now: now)
+        case .scripted(var runner):
+            let outcome = runner.start(request, now: now)
+            self = .scripted(runner)
+            return outcome
+        case .process(let runner):
+            return runner.start(request, now: now)
+        }
+    }
+
+    public var nextService: Instant? {
+        switch self {
+        case .none: return nil
+        case .scripted(let runner): return runner.nextService
+        case .process(let runner): return runner.nextService
+        }
+    }
+
+    public mutating func service(now: Instant) -> [SendOutcome] {
+        switch self {
+        case .none:
+            return []
+        case .scripted(var runner):
+            let outcomes = runner.service(now: now)
+            self = .scripted(runner)
+            return outcomes
+        case .process(let runner):
+            return runner.service(now: now)
+        }
+    }
+}
+
+/// Runs `source` through the event loop on `device` with the services: the runner, and the state
+/// file when one is given (on `wall`).
+func runSimulationLoop<Source: EventSource, Clock: MonotonicClock, Wait: Delay, Observer: LoopObserver, Wall: WallClock>(
+    source: Source, device: MockDevice<Clock, Wait>, clock: Clock, wall: Wall, observer: Observer,
+    config: ControllerConfig, debouncer: Debouncer, runner: SimulatedRunner, stateFile: String?
+) throws(HALError) {
+    let controller = ResendController(config: config)
+    if let stateFile {
+        var loop = EventLoop(
+            source: source, display: device.display, led: device.led, clock: clock, observer: observer,
+            controller: controller, debouncer: debouncer, runner: runner, store: StateFile(path: stateFile), wallClock: wall)
+        try loop.run()
+    } else {
+        var loop = EventLoop(
+            source: source, display: device.display, led: device.led, clock: clock, observer: observer,
+            controller: controller, debouncer: debouncer, runner: runner, wallClock: wall)
+        try loop.run()
+    }
+}
+
+/// A headless script on real time: the script's edges are delivered at their instants on the
+/// monotonic clock, and everything else (SIGINT/SIGTERM, the send command's pidfd) comes through a
+/// `LinuxEventSource`. Like `VirtualEventSource`, it stops once the script is done and the loop has
+/// nothing pending.
+struct RealtimeScriptSource: EventSource {
+    var inner: LinuxEventSource
+    var pending: [(time: Instant, input: LoopInput)]
+    let clock = SystemClock()
+
+    mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput] {
+        while true {
+            let now = clock.now()
+            let dueCount = pending.firstIndex { $0.time > now } ?? pending.endIndex
+            if dueCount > 0 {
+                let due = pending[..<dueCount].map(\.input)
+                pending.removeFirst(dueCount)
+                return due
+            }
+            if pending.isEmpty && deadline == nil { return [.stop] }
+            if let deadline, deadline <= now { return [] }
+            let inputs = try inner.wait(until: earliest(deadline, pending.first?.time))
+            if !inputs.isEmpty { return inputs }
+            if let deadline, deadline <= clock.now() { return [] }
+        }
+    }
+}
+
+/// The headless simulation on real time (`--headless --realtime`): the same output as on virtual
+/// time, but each line comes when it happens; the process can be stopped or killed meanwhile.
+func runHeadlessRealtime(settings: BehaviourSettings, services: SimulationServices, script: [ScriptItem], events: Bool, output: @escaping (String) -> Void) throws(ExitError) {
+    let config = try services.controllerConfig(settings, command: "simulate")
+    let clock = SystemClock()
+    var device = MockDevice(settings: settings, clock: clock, delay: SleepDelay())
+    do throws(HALError) {
+        try device.display.start(now: clock.now())
+    } catch {
+        throw ExitError(.software, "simulate: the emulated LCD did not initialise: \(error.operation)")
+    }
+    let runner = try services.makeRunner()
+    var inner: LinuxEventSource
+    do throws(HALError) {
+        inner = try LinuxEventSource(button: nil)
+    } catch {
+        throw ExitError(.software, "simulate: cannot set up the event source: \(error.operation): \(describe(error))")
+    }
+    if case .process(let process) = runner {
+        _ = inner.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
+    }
+    let start = clock.now()
+    let printer = HeadlessPrinter(emulator: device.emulator, led: device.led, start: start, events: events, output: output)
+    let source = RealtimeScriptSource(inner: inner, pending: scriptInputs(script, start: start))
+    do throws(HALError) {
+        try runSimulationLoop(
+            source: source, device: device, clock: clock, wall: SystemWallClock(), observer: printer, config: config,
+            debouncer: settings.makeDebouncer(), runner: runner, stateFile: services.stateFile)
+    } catch {
+        throw ExitError(.ioError, "simulate: waiting for events failed: \(error.operation): \(describe(error))")
+    }
+}
+
+/// The loop inputs of a script, sorted by time, relative to `start`.
+func scriptInputs(_ script: [ScriptItem], start: Instant) -> [(time: Instant, input: LoopInput)] {
+    var inputs: [(time: Instant, input: LoopInput)] = []
+    for item in script {
+        if case .end = item {
+            inputs.append((start + item.time, .stop))
+        } else {
+            inputs += edges(for: item, start: start).map { ($0.time, LoopInput.edge($0)) }
+        }
+    }
+    inputs.sort { $0.time < $1.time }
+    return inputs
+}

@@ -1,0 +1,404 @@
+import HAL
+
+/// What the status line (line 1) shows, apart from the stopped screen.
+public enum StatusLine: Hashable, Sendable {
+    /// `Texts.title`.
+    case title
+    /// `Texts.sendingTitle`: the send command runs, its outcome is not known yet.
+    case sending
+    /// `Texts.sentTitle`: the send command succeeded.
+    case sent
+    /// `Texts.failedTitle`: the send command failed, timed out or could not start.
+    case failed
+}
+
+/// The part of the controller's state that must survive a restart, on the monotonic clock of the
+/// running process (`ResendController.snapshot`). `PersistedState` is the same on the wall clock.
+public struct ControllerSnapshot: Hashable, Sendable {
+    public var status: StatusLine
+    /// False before the first press ever (label `sendLabel`), true after (label `resendLabel`).
+    public var used: Bool
+    /// The end of the running countdown; nil when none runs.
+    public var countdownEnd: Instant?
+    /// The full length of that countdown in whole seconds (0 when none runs): a restart never
+    /// resumes it with more than this.
+    public var countdownSeconds: Int
+    /// Sends in the current run of sends (`ResendPolicy`); 0 before the first.
+    public var run: Int
+    /// When the current run ends if no send comes first; nil when no run is going.
+    public var runEnds: Instant?
+    /// The sends that still count against the cap, oldest first (empty without a cap).
+    public var sends: [Instant]
+
+    public init(status: StatusLine = .title, used: Bool = false, countdownEnd: Instant? = nil, countdownSeconds: Int = 0,
+                run: Int = 0, runEnds: Instant? = nil, sends: [Instant] = []) {
+        self.status = status
+        self.used = used
+        self.countdownEnd = countdownEnd
+        self.countdownSeconds = countdownSeconds
+        self.run = run
+        self.runEnds = runEnds
+        self.sends = sends
+    }
+}
+
+/// The controller's state as written to the state file: `ControllerSnapshot` with every instant on
+/// the wall clock, so that it means something to the next process (the monotonic clock restarts at
+/// boot).
+///
+/// The file is JSON (`encoded()`), written whole and atomically on every change that matters
+/// (press, send outcome, end of a countdown or lockout); times are Unix milliseconds (UTC):
+///
+/// ```
+/// {
+///   "version": 1,
+///   "status": "sent",
+///   "used": true,
+///   "countdownEndsUnixMs": 1718000060000,
+///   "countdownSeconds": 60,
+///   "run": 1,
+///   "runEndsUnixMs": 1718000660000,
+///   "sendsUnixMs": [1718000000000]
+/// }
+/// ```
+///
+/// `status` is `title`, `sending`, `sent` or `failed`; `countdownEndsUnixMs` and `runEndsUnixMs`
+/// are null when no countdown or run is going. Unknown keys are ignored (a newer program may add
+/// some); a missing key, a wrong type or another version makes the file unreadable.
+public struct PersistedState: Hashable, Sendable {
+    /// The `version` written and the only one read.
+    public static let formatVersion: Int64 = 1
+
+    public var status: StatusLine
+    public var used: Bool
+    public var countdownEnd: WallTime?
+    public var countdownSeconds: Int
+    public var run: Int
+    public var runEnds: WallTime?
+    public var sends: [WallTime]
+
+    public init(status: StatusLine = .title, used: Bool = false, countdownEnd: WallTime? = nil, countdownSeconds: Int = 0,
+                run: Int = 0, runEnds: WallTime? = nil, sends: [WallTime] = []) {
+        self.status = status
+        self.used = used
+        self.countdownEnd = countdownEnd
+        self.countdownSeconds = countdownSeconds
+        self.run = run
+        self.runEnds = runEnds
+        self.sends = sends
+    }
+
+    /// `snapshot` on the wall clock: each instant x becomes wallNow + (x - monotonicNow), with
+    /// both clocks read at (about) the same moment.
+    public init(_ snapshot: ControllerSnapshot, monotonicNow: Instant, wallNow: WallTime) {
+        func wall(_ instant: Instant) -> WallTime { wallNow + (instant - monotonicNow) }
+        self.init(
+            status: snapshot.status, used: snapshot.used, countdownEnd: snapshot.countdownEnd.map(wall),
+            countdownSeconds: snapshot.countdownSeconds, run: snapshot.run, runEnds: snapshot.runEnds.map(wall),
+            sends: snapshot.sends.map(wall))
+    }
+
+    /// The state to resume with in a process started at `monotonicNow` = `wallNow`, under
+    /// `config`. Every time is clamped, so that no wall-clock change can stretch anything:
+    /// - the countdown resumes with clamp(end - wallNow, 0, its length) left, its length capped by
+    ///   the longest cooldown `config` allows; a wall clock set backwards cannot extend it past its
+    ///   length, set forward it ends it. A countdown that was still waiting for the send command's
+    ///   outcome resumes with the plain title: the outcome died with the old process.
+    /// - sends count against the cap for at most the cap's window from now (a send time in the
+    ///   future counts as now); without a cap none are kept.
+    /// - a run of sends ends at most `runResetAfter` (plus the resumed countdown) from now.
+    public func resumed(monotonicNow: Instant, wallNow: WallTime, config: ControllerConfig) -> ControllerSnapshot {
+        var snapshot = ControllerSnapshot(status: status, used: used, run: max(0, run))
+        if snapshot.status == .sending { snapshot.status = .title }
+
+        let longest = min(max(0, countdownSeconds), config.longestCooldownSeconds)
+        if let end = countdownEnd {
+            let remaining = clamp(end - wallNow, upTo: .seconds(Int64(longest)))
+            if remaining > .zero {
+                snapshot.countdownEnd = monotonicNow + remaining
+                snapshot.countdownSeconds = longest
+            }
+        }
+        if snapshot.countdownEnd == nil && snapshot.status == .sent { snapshot.status = .title }
+
+        if snapshot.run > 0, let runEnds {
+            let bound = config.policy.runResetAfter + .seconds(Int64(snapshot.countdownSeconds))
+            let remaining = clamp(runEnds - wallNow, upTo: bound)
+            if remaining > .zero {
+                snapshot.runEnds = monotonicNow + remaining
+            } else {
+                snapshot.run = 0
+            }
+        } else {
+            snapshot.run = 0
+        }
+
+        if let window = config.policy.cap?.window {
+            snapshot.sends = sends.sorted().compactMap { send in
+                let age = clamp(wallNow - send, upTo: window)
+                return age < window ? monotonicNow - age : nil
+            }
+        }
+        return snapshot
+    }
+
+    /// The state as the JSON text described above, ending in a new line.
+    public func encoded() -> [UInt8] {
+        func time(_ value: WallTime?) -> String { value.map { int64String($0.millisecondsSinceEpoch) } ?? "null" }
+        let statusName: String
+        switch status {
+        case .title: statusName = "title"
+        case .sending: statusName = "sending"
+        case .sent: statusName = "sent"
+        case .failed: statusName = "failed"
+        }
+        var text = "{\n"
+        text += "  \"version\": " + int64String(PersistedState.formatVersion) + ",\n"
+        text += "  \"status\": \"" + statusName + "\",\n"
+        text += "  \"used\": " + (used ? "true" : "false") + ",\n"
+        text += "  \"countdownEndsUnixMs\": " + time(countdownEnd) + ",\n"
+        text += "  \"countdownSeconds\": " + decimalString(countdownSeconds) + ",\n"
+        text += "  \"run\": " + decimalString(run) + ",\n"
+        text += "  \"runEndsUnixMs\": " + time(runEnds) + ",\n"
+        text += "  \"sendsUnixMs\": [" + sends.map { int64String($0.millisecondsSinceEpoch) }.joined(separator: ", ") + "]\n"
+        text += "}\n"
+        return Array(text.utf8)
+    }
+
+    /// Reads the JSON text written by `encoded()`. Throws a `StateFormatError` saying what is wrong
+    /// (not JSON, a missing key, a wrong type, another version).
+    public init(decoding bytes: [UInt8]) throws(StateFormatError) {
+        var parser = JSONParser(bytes: bytes)
+        let root = try parser.parseDocument()
+        guard case .object(let members) = root else { throw StateFormatError("the state is not a JSON object") }
+        func member(_ key: String) throws(StateFormatError) -> JSONValue {
+            guard let value = members.last(where: { $0.key == key })?.value else {
+                throw StateFormatError("missing key \"" + key + "\"")
+            }
+            return value
+        }
+        func integer(_ key: String, minimum: Int64 = 0) throws(StateFormatError) -> Int64 {
+            guard case .integer(let value) = try member(key), value >= minimum else {
+                throw StateFormatError("\"" + key + "\" must be an integer of at least " + int64String(minimum))
+            }
+            return value
+        }
+        func optionalTime(_ key: String) throws(StateFormatError) -> WallTime? {
+            switch try member(key) {
+            case .null: return nil
+            case .integer(let ms) where ms.magnitude < maximumUnixMilliseconds: return WallTime(millisecondsSinceEpoch: ms)
+            default: throw StateFormatError("\"" + key + "\" must be Unix milliseconds or null")
+            }
+        }
+        let version = try integer("version")
+        guard version == PersistedState.formatVersion else {
+            throw StateFormatError("version " + int64String(version) + " is not supported (this program reads version "
+                + int64String(PersistedState.formatVersion) + ")")
+        }
+        switch try member("status") {
+        case .string("title"): status = .title
+        case .string("sending"): status = .sending
+        case .string("sent"): status = .sent
+        case .string("failed"): status = .failed
+        default: throw StateFormatError("\"status\" must be \"title\", \"sending\", \"sent\" or \"failed\"")
+        }
+        guard case .bool(let used) = try member("used") else { throw StateFormatError("\"used\" must be true or false") }
+        self.used = used
+        countdownEnd = try optionalTime("countdownEndsUnixMs")
+        countdownSeconds = Int(min(try integer("countdownSeconds"), Int64(ControllerConfig.maximumDurationSeconds)))
+        run = Int(min(try integer("run"), Int64(Int32.max)))
+        runEnds = try optionalTime("runEndsUnixMs")
+        guard case .array(let list) = try member("sendsUnixMs") else { throw StateFormatError("\"sendsUnixMs\" must be an array") }
+        var sends: [WallTime] = []
+        for item in list {
+            guard case .integer(let ms) = item, ms.magnitude < maximumUnixMilliseconds else {
+                throw StateFormatError("\"sendsUnixMs\" must hold Unix milliseconds")
+            }
+            sends.append(WallTime(millisecondsSinceEpoch: ms))
+        }
+        self.sends = sends
+    }
+}
+
+/// Why a state file could not be read, for the log.
+public struct StateFormatError: Error, Hashable, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}
+
+/// Beyond this many milliseconds (about 292 years) a time does not fit `WallTime`'s nanoseconds.
+private let maximumUnixMilliseconds = UInt64(Int64.max / 1_000_000)
+
+/// `span` limited to 0...upper.
+func clamp(_ span: TimeSpan, upTo upper: TimeSpan) -> TimeSpan {
+    max(.zero, min(span, upper))
+}
+
+/// `value` in decimal (Embedded Swift has no `description` to lean on).
+func int64String(_ value: Int64) -> String {
+    var magnitude = value.magnitude
+    var digits: [UInt8] = []
+    repeat {
+        digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+        magnitude /= 10
+    } while magnitude > 0
+    if value < 0 { digits.append(UInt8(ascii: "-")) }
+    return String(decoding: digits.reversed(), as: UTF8.self)
+}
+
+/// The JSON values the state file uses. Numbers are integers only.
+indirect enum JSONValue: Hashable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case string(String)
+    case array([JSONValue])
+    case object([JSONMember])
+}
+
+struct JSONMember: Hashable {
+    var key: String
+    var value: JSONValue
+    init(_ key: String, _ value: JSONValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// A strict, small JSON reader (RFC 8259 without fractions or exponents), enough for the state
+/// file. Nesting is limited so a hostile file cannot exhaust the stack.
+struct JSONParser {
+    let bytes: [UInt8]
+    var index = 0
+    static let maximumDepth = 16
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func parseDocument() throws(StateFormatError) -> JSONValue {
+        let value = try parseValue(depth: 0)
+        skipWhitespace()
+        guard index == bytes.count else { throw error("unexpected text after the JSON value") }
+        return value
+    }
+
+    private func error(_ what: String) -> StateFormatError {
+        StateFormatError("not valid JSON at byte " + decimalString(index) + ": " + what)
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    private mutating func expect(_ literal: String) throws(StateFormatError) {
+        for byte in literal.utf8 {
+            guard index < bytes.count, bytes[index] == byte else { throw error("expected " + literal) }
+            index += 1
+        }
+    }
+
+    private mutating func parseValue(depth: Int) throws(StateFormatError) -> JSONValue {
+        guard depth <= JSONParser.maximumDepth else { throw error("nested too deeply") }
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end of the text") }
+        switch bytes[index] {
+        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "["):
+            index += 1
+            var items: [JSONValue] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            while true {
+                items.append(try parseValue(depth: depth + 1))
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unterminated array") }
+                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+                guard bytes[index] == UInt8(ascii: ",") else { throw error("expected , or ] in an array") }
+                index += 1
+            }
+        case UInt8(ascii: "{"):
+            index += 1
+            var members: [JSONMember] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
+                let key = try parseString()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected : after a key") }
+                index += 1
+                members.append(JSONMember(key, try parseValue(depth: depth + 1)))
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unterminated object") }
+                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+                guard bytes[index] == UInt8(ascii: ",") else { throw error("expected , or } in an object") }
+                index += 1
+            }
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return .integer(try parseInteger())
+        default:
+            throw error("unexpected character")
+        }
+    }
+
+    private mutating func parseInteger() throws(StateFormatError) -> Int64 {
+        var negative = false
+        if bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
+        let start = index
+        var value: Int64 = 0
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+            let digit = Int64(bytes[index] - UInt8(ascii: "0"))
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(digit)
+            guard !overflow1, !overflow2 else { throw error("number too large") }
+            value = sum
+            index += 1
+        }
+        guard index > start else { throw error("expected digits") }
+        guard !(bytes[start] == UInt8(ascii: "0") && index - start > 1) else { throw error("leading zero") }
+        if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
+            throw error("only whole numbers are allowed")
+        }
+        return negative ? -value : value
+    }
+
+    private mutating func parseString() throws(StateFormatError) -> String {
+        index += 1  // the opening quote
+        var result: [UInt8] = []
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(decoding: result, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count else { throw error("unterminated escape") }
+                let escaped = bytes[index]
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): result.append(escaped)
+                case UInt8(ascii: "n"): result.append(0x0A)
+                case UInt8(ascii: "t"): result.append(0x09)
+                case UInt8(ascii: "r"): result.append(0x0D)
+                case UInt8(ascii: "b"): result.append(0x08)
+                case UInt8(ascii: "f"): result.append(0x0C)
+                case UInt8(ascii: "u"):
+                    // Keys and values of the state file are ASCII: a \u escape only needs to be
+                    // skipped correctly; it is kept as U+FFFD.
+                    guard index + 4 <= bytes.count else { throw error("short \\u escape") }
+                    index += 4
+                    result += Array("\u{FFFD}".utf8)
+                default: throw error("unknown escape")
+                }
+            case 0x00..<0x20:
+                throw error("control character in a string")
+            default:
+                result.append(byte)
+            }
+        }
+        throw error("unterminated string")
+    }
+}
