@@ -267,6 +267,8 @@ struct CountdownFigures {
     var durationSeconds: Int
     /// Per label after the press frame (k = 1...duration): frame written minus press + k s, ns.
     var errors: [Int64]
+    /// The same for the instant the first changed label cell was latched (wire timing model).
+    var glassErrors: [Int64]
     /// Voluntary context switches of the loop thread from just before the press to the ready frame.
     var contextSwitches: Int
     /// Of those, the bus model's blocking writes (one sleep each).
@@ -288,18 +290,20 @@ func measureCountdown(rig: inout RealTimeRig, durationSeconds: Int) throws(HALEr
     }
     guard let pressInstant = observer.pressInstant else { fail("the countdown press was not debounced") }
     var errors: [Int64] = []
+    var glassErrors: [Int64] = []
     for change in rig.bus.labelChanges[seen...] where change.written > pressInstant {
         let secondsLeft = change.label == Texts().resendLabel ? 0 : countdownSeconds(change.label)
         guard let secondsLeft, secondsLeft < durationSeconds else { continue }
         let ideal = pressInstant + .seconds(Int64(durationSeconds - secondsLeft))
         errors.append((change.written - ideal).nanoseconds)
+        glassErrors.append((change.onGlass - ideal).nanoseconds)
         if secondsLeft == 0 { break }
     }
     if errors.count != durationSeconds { fail("expected \(durationSeconds) label changes after the press, saw \(errors.count)") }
     let from = results.instants[0], to = results.instants[1]
     let busWrites = rig.bus.writeStarts.filter { $0 >= from && $0 <= to }.count
     return CountdownFigures(
-        durationSeconds: durationSeconds, errors: errors, contextSwitches: results.values[1] - results.values[0],
+        durationSeconds: durationSeconds, errors: errors, glassErrors: glassErrors, contextSwitches: results.values[1] - results.values[0],
         busWrites: busWrites)
 }
 

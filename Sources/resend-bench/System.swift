@@ -141,15 +141,20 @@ func voluntaryContextSwitches(thread tid: Int32) -> Int {
 
 // MARK: Child processes
 
-/// Starts `path` with `arguments` (argv[0] included), stdout and stderr to /dev/null unless
-/// `quiet` is false, and an empty signal mask (the loop thread blocks SIGINT/SIGTERM for its
-/// signalfd; children must not inherit that, so Ctrl-C still ends them).
-func spawn(_ path: String, _ arguments: [String], quiet: Bool = true) -> pid_t {
+/// Starts `path` with `arguments` (argv[0] included) and an empty signal mask (the loop thread
+/// blocks SIGINT/SIGTERM for its signalfd; children must not inherit that, so Ctrl-C still ends
+/// them). Standard output goes to `output` when given, else to /dev/null with standard error
+/// unless `quiet` is false.
+func spawn(_ path: String, _ arguments: [String], quiet: Bool = true, output: Int32? = nil) -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    if quiet {
+    if let output {
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+    } else if quiet {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    }
+    if quiet {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     }
     var attributes = posix_spawnattr_t()
@@ -177,6 +182,53 @@ func reap(_ pid: pid_t) -> (status: Int32, peakRSS: Int) {
     let exited = status & 0x7F == 0  // WIFEXITED
     let code = exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     return (code, usage.ru_maxrss * 1024)
+}
+
+// MARK: Peak RSS of another program
+
+// ru_maxrss of a child is the larger of its own peak and the peak of the address space it replaced
+// at exec (fs/exec.c: exec_mmap keeps the old mm's high-water mark). posix_spawn runs the child in
+// the parent's address space until exec (CLONE_VM | CLONE_VFORK), so a child spawned by this
+// (large) process would report at least our own peak. Instead, a fresh `resend-bench peak-rss`
+// process fork()s: the copy it execs from holds only its few anonymous pages (text pages are not
+// copied at fork), the floor `/bin/true` shows; it reports the child's ru_maxrss on stdout.
+
+/// The child side of `resend-bench peak-rss PROGRAM ARGS...`: prints "STATUS BYTES".
+func runPeakRSS(_ arguments: [String]) -> Never {
+    guard let program = arguments.first else { fail("peak-rss needs a program") }
+    guard let path = strdup(program), let devNull = strdup("/dev/null") else { fail("strdup") }
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    let pid = fork()
+    if pid < 0 { fail("fork: errno \(errno)") }
+    if pid == 0 {
+        // Only async-signal-safe calls between fork and exec; everything was prepared before.
+        let null = open(devNull, O_WRONLY)
+        if null >= 0 {
+            _ = dup2(null, 1)
+            _ = dup2(null, 2)
+        }
+        execv(path, &argv)
+        _exit(127)
+    }
+    let result = reap(pid)
+    emit("\(result.status) \(result.peakRSS)")
+    exit(0)
+}
+
+/// Peak RSS of `arguments` (argv[0] is the program's path), measured by a fresh `peak-rss` helper.
+func peakRSS(of arguments: [String], helper: String) -> (status: Int32, peakRSS: Int) {
+    let channel = Pipe()
+    let pid = spawn(helper, ["resend-bench", "peak-rss"] + arguments, output: channel.writeEnd)
+    _ = close(channel.writeEnd)
+    var text: [UInt8] = []
+    while let byte = readByte(channel.readEnd) { text.append(byte) }
+    _ = close(channel.readEnd)
+    let helperStatus = reap(pid).status
+    let fields = String(decoding: text, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+    guard helperStatus == 0, fields.count == 2, let status = Int32(fields[0]), let bytes = Int(fields[1]) else {
+        fail("peak-rss helper failed for \(arguments[0]) (status \(helperStatus))")
+    }
+    return (status, bytes)
 }
 
 /// Two (or `count`) shell busy loops that keep the CPUs busy until `stop()`.

@@ -25,7 +25,11 @@ struct Table {
     }
 
     mutating func add(_ figure: String, _ ours: String, target: String = "—", met: Bool? = nil, theirs: String = Theirs.none) {
-        rows.append(Row(figure: figure, ours: ours, target: target, met: met.map { $0 ? "yes" : "NO" } ?? "", theirs: theirs))
+        add(figure, ours, target: target, metText: met.map { $0 ? "yes" : "NO" } ?? "", theirs: theirs)
+    }
+
+    mutating func add(_ figure: String, _ ours: String, target: String, metText: String, theirs: String) {
+        rows.append(Row(figure: figure, ours: ours, target: target, met: metText, theirs: theirs))
     }
 
     // MARK: Figure 1
@@ -82,12 +86,15 @@ struct Table {
                 + " = \(millis(TimeSpan(nanoseconds: window), 0)) + \(millis(TimeSpan(nanoseconds: samples.median - window)))"
                 + " / + \(millis(TimeSpan(nanoseconds: samples.percentile(99) - window)))"
         }
-        func under2ms(_ samples: Samples) -> Bool { samples.percentile(99) - window < 2_000_000 }
+        func under2ms(_ samples: Samples) -> String {
+            let median = samples.median - window < 2_000_000, p99 = samples.percentile(99) - window < 2_000_000
+            return median == p99 ? (median ? "yes" : "NO") : "median \(median ? "yes" : "NO"), p99 \(p99 ? "yes" : "NO")"
+        }
         let n = latency.presses
         add("press -> first label cell on the glass, median / p99 = window + ours (\(n) presses)", split(latency.toGlass),
-            target: "debounce + under 2 ms", met: under2ms(latency.toGlass), theirs: Theirs.latency + " (first LCD change)")
+            target: "debounce + under 2 ms", metText: under2ms(latency.toGlass), theirs: Theirs.latency + " (first LCD change)")
         add("press -> label transaction written, median / p99 = window + ours", split(latency.toWritten),
-            target: "debounce + under 2 ms", met: under2ms(latency.toWritten), theirs: Theirs.latency)
+            target: "debounce + under 2 ms", metText: under2ms(latency.toWritten), theirs: Theirs.latency)
         add("  ours, part 1: window end -> write starts (timerfd wake-up + our code), median / p99",
             "\(millis(TimeSpan(nanoseconds: latency.wakeAndCompute.median), 3)) / \(millis(TimeSpan(nanoseconds: latency.wakeAndCompute.percentile(99)), 3))")
         add("  ours, part 2: the label transaction on the 100 kHz wire (49 B), median / p99",
@@ -103,11 +110,13 @@ struct Table {
 
     mutating func addCountdown(quiet: CountdownFigures, loaded: CountdownFigures?, accuracy: Bool, wakeups: Bool) {
         func row(_ figures: CountdownFigures, _ condition: String) {
-            let errors = Samples(figures.errors)
-            let worst = max(errors.max, -errors.min)
-            add("countdown \(figures.durationSeconds) s on real time, \(condition): label written - ideal, max / mean (\(errors.count) labels)",
-                signedMillis(Double(errors.max)) + " / " + signedMillis(errors.mean) + " (min " + signedMillis(Double(errors.min)) + ")",
-                target: "within 2 ms at every label", met: worst <= 2_000_000, theirs: Theirs.countdownError)
+            for (what, values) in [("label written", figures.errors), ("first label cell on glass", figures.glassErrors)] {
+                let errors = Samples(values)
+                let worst = max(errors.max, -errors.min)
+                add("countdown \(figures.durationSeconds) s on real time, \(condition): \(what) - ideal, max / mean (\(errors.count) labels)",
+                    signedMillis(Double(errors.max)) + " / " + signedMillis(errors.mean) + " (min " + signedMillis(Double(errors.min)) + ")",
+                    target: "within 2 ms at every label", met: worst <= 2_000_000, theirs: Theirs.countdownError)
+            }
         }
         if accuracy {
             row(quiet, "quiet")
@@ -123,7 +132,7 @@ struct Table {
 
     // MARK: Figure 6
 
-    mutating func addMemory(button: (status: Int32, peakRSS: Int)?, loopChild: Int, binary: Int?, stripped: Int?) {
+    mutating func addMemory(button: (status: Int32, peakRSS: Int)?, loopChild: Int, methodFloor: Int, binary: Int?, stripped: Int?) {
         let limit = 12 * 1_048_576
         if let button {
             let ours = mebibytes(button.peakRSS) + (button.status == 0 ? "" : " (exit \(button.status))")
@@ -134,6 +143,7 @@ struct Table {
         }
         add("peak RSS: the real-time loop process (resend-bench loop-child)", mebibytes(loopChild),
             target: "12 MiB or less", met: loopChild <= limit, theirs: Theirs.peakRSS)
+        add("  (floor of the peak RSS method: /bin/true measured the same way)", mebibytes(methodFloor))
         if let binary {
             add("binary: static release resend-button, unstripped", mebibytes(binary))
         }

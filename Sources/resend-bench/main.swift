@@ -57,9 +57,14 @@ func ownExecutable() -> String {
 
 func main() throws(HALError) {
     let arguments = Array(CommandLine.arguments.dropFirst())
-    if arguments.first == "loop-child" {
+    switch arguments.first {
+    case "loop-child":
         try runLoopChild()
         return
+    case "peak-rss":
+        runPeakRSS(Array(arguments.dropFirst()))
+    default:
+        break
     }
     let options = parseOptions(arguments)
     var table = Table()
@@ -110,14 +115,16 @@ func main() throws(HALError) {
     }
     if options.figures.contains(6) {
         progress("figure 6: peak RSS and binary size")
+        let bench = ownExecutable()
         var button: (status: Int32, peakRSS: Int)?
         if let path = options.resendButton {
-            button = reap(spawn(path, [path, "simulate", "--headless", "--script", "press@0"]))
+            button = peakRSS(of: [path, "simulate", "--headless", "--script", "press@0"], helper: bench)
         }
-        let child = reap(spawn(ownExecutable(), ["resend-bench", "loop-child"], quiet: false))
+        let child = peakRSS(of: [bench, "loop-child"], helper: bench)
         if child.status != 0 { fail("the loop child exited with \(child.status)") }
+        let floor = peakRSS(of: ["/bin/true"], helper: bench)
         table.addMemory(
-            button: button, loopChild: child.peakRSS, binary: options.resendButton.flatMap(fileSize),
+            button: button, loopChild: child.peakRSS, methodFloor: floor.peakRSS, binary: options.resendButton.flatMap(fileSize),
             stripped: options.stripped.flatMap(fileSize))
     }
     progress("done in \(millis(clock.now() - began, 0))")
