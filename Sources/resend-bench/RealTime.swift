@@ -269,7 +269,8 @@ struct CountdownFigures {
     var errors: [Int64]
     /// The same for the instant the first changed label cell was latched (wire timing model).
     var glassErrors: [Int64]
-    /// Voluntary context switches of the loop thread from just before the press to the ready frame.
+    /// Voluntary context switches of the loop thread from idle before the press to idle after the
+    /// ready frame.
     var contextSwitches: Int
     /// Of those, the bus model's blocking writes (one sleep each).
     var busWrites: Int
@@ -284,6 +285,8 @@ func measureCountdown(rig: inout RealTimeRig, durationSeconds: Int) throws(HALEr
         results.values.append(feeder.loopContextSwitches)
         results.instants.append(feeder.press())
         feeder.await(Notice.ready)
+        // Let the loop go back to waiting with no deadline, so the window ends idle as it began.
+        sleep(until: feeder.clock.now() + .milliseconds(50))
         results.values.append(feeder.loopContextSwitches)
         results.instants.append(feeder.clock.now())
         feeder.stop()

@@ -68,6 +68,15 @@ func sleep(until deadline: Instant) {
     }
 }
 
+/// Puts the calling thread (and threads it starts later) under SCHED_FIFO at the lowest real-time
+/// priority, as a systemd unit's `CPUSchedulingPolicy=fifo` would; false when not permitted.
+/// `false` as the argument returns it to SCHED_OTHER.
+func setRealTimeScheduling(_ on: Bool) -> Bool {
+    var parameters = sched_param()
+    parameters.sched_priority = on ? sched_get_priority_min(SCHED_FIFO) : 0
+    return sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, &parameters) == 0
+}
+
 // MARK: Pipes
 
 struct Pipe: Sendable {

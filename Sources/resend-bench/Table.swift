@@ -108,7 +108,9 @@ struct Table {
             target: "1 or fewer", met: idle.contextSwitches <= 1, theirs: Theirs.idleSwitches + " (10 s)")
     }
 
-    mutating func addCountdown(quiet: CountdownFigures, loaded: CountdownFigures?, accuracy: Bool, wakeups: Bool) {
+    mutating func addCountdown(
+        quiet: CountdownFigures, loaded: CountdownFigures?, loadedRealTime: CountdownFigures?, accuracy: Bool, wakeups: Bool
+    ) {
         func row(_ figures: CountdownFigures, _ condition: String) {
             for (what, values) in [("label written", figures.errors), ("first label cell on glass", figures.glassErrors)] {
                 let errors = Samples(values)
@@ -121,11 +123,12 @@ struct Table {
         if accuracy {
             row(quiet, "quiet")
             if let loaded { row(loaded, "2 busy processes") }
+            if let loadedRealTime { row(loadedRealTime, "2 busy processes, loop thread SCHED_FIFO") }
         }
         if wakeups {
             let loopWakeups = quiet.contextSwitches - quiet.busWrites
-            add("voluntary context switches of the loop thread, \(quiet.durationSeconds) s countdown",
-                "\(quiet.contextSwitches) = \(loopWakeups) loop wake-ups + \(quiet.busWrites) blocking bus writes",
+            add("voluntary context switches of the loop thread, press + \(quiet.durationSeconds) s countdown (idle to idle)",
+                "\(quiet.contextSwitches) = \(loopWakeups) waits in poll + \(quiet.busWrites) blocking bus writes",
                 target: "—", theirs: Theirs.none)
         }
     }

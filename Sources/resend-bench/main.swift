@@ -98,14 +98,24 @@ func main() throws(HALError) {
             progress("figures 4, 5: a \(seconds) s countdown on real time")
             let quiet = try measureCountdown(rig: &rig, durationSeconds: seconds)
             var loaded: CountdownFigures?
+            var loadedRealTime: CountdownFigures?
             if options.figures.contains(4) {
                 progress("figure 4: a \(seconds) s countdown with 2 busy processes")
                 let busy = BusyLoops(count: 2)
                 sleep(until: clock.now() + .milliseconds(200))
                 loaded = try measureCountdown(rig: &rig, durationSeconds: seconds)
+                if setRealTimeScheduling(true) {
+                    progress("figure 4: the same with the loop thread under SCHED_FIFO")
+                    loadedRealTime = try measureCountdown(rig: &rig, durationSeconds: seconds)
+                    _ = setRealTimeScheduling(false)
+                } else {
+                    progress("figure 4: SCHED_FIFO not permitted; skipping that run")
+                }
                 busy.stop()
             }
-            table.addCountdown(quiet: quiet, loaded: loaded, accuracy: options.figures.contains(4), wakeups: options.figures.contains(5))
+            table.addCountdown(
+                quiet: quiet, loaded: loaded, loadedRealTime: loadedRealTime, accuracy: options.figures.contains(4),
+                wakeups: options.figures.contains(5))
         }
         let violations = rig.bus.violations
         if !violations.isEmpty {
