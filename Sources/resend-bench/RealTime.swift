@@ -163,7 +163,7 @@ struct Feeder: Sendable {
     func stop() { send(Message.stop, clock.now()) }
 
     /// Blocks until `notice` arrives; earlier notices of other kinds are skipped.
-    func await(_ notice: UInt8) {
+    func waitFor(_ notice: UInt8) {
         while let byte = readByte(notices) {
             if byte == notice { return }
         }
@@ -240,11 +240,11 @@ func measureLatency(rig: inout RealTimeRig, presses: Int) throws(HALError) -> La
     for _ in 0..<presses {
         let seen = rig.bus.labelChanges.count
         let observer = try rig.run(durationSeconds: 60) { feeder in
-            feeder.await(Notice.started)
+            feeder.waitFor(Notice.started)
             // A little random idle time, so the press does not land at a fixed phase after the start step.
             sleep(until: feeder.clock.now() + .microseconds(Int64.random(in: 500...3_000)))
             _ = feeder.press()
-            feeder.await(Notice.countdown)
+            feeder.waitFor(Notice.countdown)
             feeder.release()
             feeder.stop()
         }
@@ -280,11 +280,11 @@ func measureCountdown(rig: inout RealTimeRig, durationSeconds: Int) throws(HALEr
     let results = FeederResults()
     let seen = rig.bus.labelChanges.count
     let observer = try rig.run(durationSeconds: durationSeconds) { feeder in
-        feeder.await(Notice.started)
+        feeder.waitFor(Notice.started)
         sleep(until: feeder.clock.now() + .milliseconds(50))
         results.values.append(feeder.loopContextSwitches)
         results.instants.append(feeder.press())
-        feeder.await(Notice.ready)
+        feeder.waitFor(Notice.ready)
         // Let the loop go back to waiting with no deadline, so the window ends idle as it began.
         sleep(until: feeder.clock.now() + .milliseconds(50))
         results.values.append(feeder.loopContextSwitches)
@@ -320,7 +320,7 @@ struct IdleFigures {
 func measureIdle(rig: inout RealTimeRig, seconds: Int) throws(HALError) -> IdleFigures {
     let results = FeederResults()
     _ = try rig.run(durationSeconds: 60) { feeder in
-        feeder.await(Notice.started)
+        feeder.waitFor(Notice.started)
         sleep(until: feeder.clock.now() + .milliseconds(50))
         let before = feeder.loopContextSwitches
         sleep(until: feeder.clock.now() + .seconds(Int64(seconds)))
@@ -337,7 +337,7 @@ func measureIdle(rig: inout RealTimeRig, seconds: Int) throws(HALError) -> IdleF
 func runLoopChild() throws(HALError) {
     var rig = try RealTimeRig(emulate: false)
     _ = try rig.run(durationSeconds: 2) { feeder in
-        feeder.await(Notice.started)
+        feeder.waitFor(Notice.started)
         _ = feeder.press()
         sleep(until: feeder.clock.now() + .milliseconds(2_100))
         feeder.stop()
