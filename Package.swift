@@ -9,6 +9,7 @@ let package = Package(
     name: "ResendButton",
     products: [
         .executable(name: "resend-button", targets: ["resend-button"]),
+        .executable(name: "resend-bench", targets: ["resend-bench"]),
     ],
     targets: [
         // Pure layers: no Foundation, no Glibc; they also compile as Embedded Swift (scripts/embedded-check).
@@ -20,6 +21,10 @@ let package = Package(
         // Wiring, CLI parsing, simulator: the executable's logic as a library so tests can drive it.
         .target(name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "HALMock", "HALLinux"], swiftSettings: strict),
         .executableTarget(name: "resend-button", dependencies: ["ResendApp", "HALLinux", "HAL"], swiftSettings: strict),
+        // scripts/bench: wire bytes, CPU cost, real-time latency and accuracy, wake-ups, memory (BENCHMARKS.md).
+        .executableTarget(
+            name: "resend-bench", dependencies: ["ResendApp", "ResendCore", "CharacterLCD", "HALMock", "HALLinux", "HAL"],
+            swiftSettings: strict),
 
         // Linux: the only code that talks to the OS. One small C target per OS library.
         // CGPIOD: libgpiod v1 (system) or v2 (scripts/libgpiod-v2 prints the flags), chosen at compile time.
