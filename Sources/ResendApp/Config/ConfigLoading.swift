@@ -28,21 +28,22 @@ extension DeviceConfig {
     /// schema's complaints (unknown keys, wrong types, values out of range, keys given twice,
     /// texts the display cannot show).
     public static func parse(text: String, source: String) throws(ConfigErrors) -> DeviceConfig {
-        let scan = JSON5Scanner.scan(text)
-        let outline: JSON5Outline?
-        switch scan {
-        case .success(let found): outline = found
-        case .failure: outline = nil
+        // The scanner goes first, and the decoder sees only what the scanner accepts: besides
+        // giving a place for the error, this keeps the decoder from input it cannot take
+        // (FoundationEssentials in Swift 6.3 traps on a number like 0x0x23 when decoding an Int).
+        let outline: JSON5Outline
+        switch JSON5Scanner.scan(text) {
+        case .success(let found):
+            outline = found
+        case .failure(let syntax):
+            throw ConfigErrors(source: source, errors: [ConfigError(path: "", message: syntax.message, line: syntax.line, column: syntax.column)])
         }
         guard let tree = JSONValue.decode(json5: text, outline: outline) else {
-            if case .failure(let syntax) = scan {
-                throw ConfigErrors(source: source, errors: [ConfigError(path: "", message: syntax.message, line: syntax.line, column: syntax.column)])
-            }
             // The scanner found nothing the decoder refuses: say so rather than guess a place.
             throw ConfigErrors(source: source, errors: [ConfigError(path: "", message: "syntax error: not valid JSON5 (the decoder does not say where)")])
         }
         let reader = ConfigReader(fullSchema: schema)
-        for duplicate in outline?.duplicates ?? [] {
+        for duplicate in outline.duplicates {
             reader.report(duplicate.path, "given twice (at \(duplicate.firstLine):\(duplicate.firstColumn) and \(duplicate.line):\(duplicate.column)); give each key once")
         }
         let config = read(tree, reader: reader)

@@ -30,7 +30,9 @@ struct JSON5SyntaxError: Error, Hashable, Sendable {
 ///
 /// It follows the decoder where the decoder and the JSON5 specification differ (found by trial
 /// with Swift 6.3): `\v` and `\0` escapes and raw control characters in strings are rejected; the
-/// whitespace is space, tab, LF, CR, VT, FF and a byte order mark, not U+00A0 or U+2028.
+/// whitespace is space, tab, LF, CR, VT and FF, not U+00A0 or U+2028; a byte order mark only at
+/// the very start; `0x23.`, `0x23.00` and `1e-` are numbers; `\uHHHH` and `\xHH` may appear in
+/// bare keys (kept as written).
 /// It stops at the first error: there is no sensible way to go on after, say, a missing quote.
 struct JSON5Scanner {
     private let scalars: [Unicode.Scalar]
@@ -39,8 +41,19 @@ struct JSON5Scanner {
     /// For each open object: where each of its keys so far was given, to find duplicates.
     private var seenKeys: [[String: (line: Int, column: Int)]] = []
 
+    /// The index of the first scalar of each line.
+    private let lineStarts: [Int]
+
     init(_ text: String) {
         scalars = Array(text.unicodeScalars)
+        // CR LF, LF and a lone CR each end a line.
+        var starts = [0]
+        for (index, scalar) in scalars.enumerated() {
+            if scalar == "\n" || (scalar == "\r" && (index + 1 >= scalars.count || scalars[index + 1] != "\n")) {
+                starts.append(index + 1)
+            }
+        }
+        lineStarts = starts
     }
 
     /// The outline of `text`, or the first syntax error in it.
@@ -57,6 +70,8 @@ struct JSON5Scanner {
     // MARK: Grammar
 
     private mutating func scanDocument() throws(JSON5SyntaxError) {
+        // A byte order mark is allowed as the very first character only.
+        if position < scalars.count, scalars[position] == JSON5Scanner.byteOrderMark { position += 1 }
         try skipTrivia()
         guard position < scalars.count else {
             throw error(at: position, "the file has no value; a configuration file is one object: { ... }")
@@ -103,7 +118,7 @@ struct JSON5Scanner {
             let key: String
             if scalars[position] == "\"" || scalars[position] == "'" {
                 key = try scanString()
-            } else if isIdentifierStart(scalars[position]) {
+            } else if isIdentifierStart(scalars[position]) || escapeLength(at: position) != nil {
                 key = scanIdentifier()
             } else {
                 throw error(at: position, "expected a key (a name or a string in quotes) or '}', found \(describeToken(at: position))")
@@ -181,7 +196,7 @@ struct JSON5Scanner {
             if scalar == "\n" || scalar == "\r" {
                 throw error(at: open, "unterminated string: no closing \(quote) before the end of the line (to go on on the next line, end the line with \\)")
             }
-            if scalar.value < 0x20 {
+            if scalar.value < JSON5Scanner.firstNonControl {
                 throw error(at: position, "control character U+\(hexDigits(scalar.value, width: 4)) inside a string; write it as an escape (\\t, \\n, \\u0009)")
             }
             if scalar == "\\" {
@@ -218,14 +233,20 @@ struct JSON5Scanner {
             value.append(try hexScalar(digits: 2, escapeStart: start))
         case "u":
             let unit = try hexValue(digits: 4, escapeStart: start)
-            if (0xD800...0xDBFF).contains(unit), position + 1 < scalars.count, scalars[position] == "\\", scalars[position + 1] == "u" {
+            if JSON5Scanner.highSurrogates.contains(unit), position + 1 < scalars.count, scalars[position] == "\\", scalars[position + 1] == "u" {
                 position += 2
                 let low = try hexValue(digits: 4, escapeStart: start)
-                if let combined = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)), (0xDC00...0xDFFF).contains(low) {
-                    value.append(combined)
-                    return
+                guard JSON5Scanner.lowSurrogates.contains(low) else {
+                    throw error(at: start, "\\u escape: a high surrogate must be followed by a low one")
                 }
-                throw error(at: start, "\\u escape: a high surrogate must be followed by a low one")
+                let surrogateBits: UInt32 = 10
+                let combinedValue = JSON5Scanner.supplementaryPlanesStart
+                    + ((unit - JSON5Scanner.highSurrogates.lowerBound) << surrogateBits) + (low - JSON5Scanner.lowSurrogates.lowerBound)
+                guard let combined = Unicode.Scalar(combinedValue) else {
+                    preconditionFailure("a surrogate pair always combines to a scalar")
+                }
+                value.append(combined)
+                return
             }
             guard let decoded = Unicode.Scalar(unit) else {
                 throw error(at: start, "\\u escape: U+\(hexDigits(unit, width: 4)) is half a surrogate pair")
@@ -273,9 +294,16 @@ struct JSON5Scanner {
             let digitsStart = position
             while position < scalars.count, hexDigitValue(scalars[position]) != nil { position += 1 }
             guard position > digitsStart else { throw error(at: start, "bad number \(quoted(text(from: start))): 0x needs hex digits") }
-            try expectNumberEnd(start: start)
             // The decoder refuses hex beyond Int.
-            guard Int(text(from: digitsStart), radix: 16) != nil else { throw tooLarge(start) }
+            let fitsInt = Int(text(from: digitsStart), radix: 16) != nil
+            // The decoder lets a "." and zeros end a hex number (0x23. and 0x23.00 are 35), so
+            // the scanner does too; any other fraction is refused.
+            if position < scalars.count, scalars[position] == "." {
+                position += 1
+                while position < scalars.count, scalars[position] == "0" { position += 1 }
+            }
+            try expectNumberEnd(start: start)
+            guard fitsInt else { throw tooLarge(start) }
             return
         }
         let integerStart = position
@@ -293,14 +321,21 @@ struct JSON5Scanner {
         }
         if position < scalars.count, scalars[position] == "e" || scalars[position] == "E" {
             position += 1
-            if position < scalars.count, scalars[position] == "+" || scalars[position] == "-" { position += 1 }
-            guard skipDigits() > 0 else {
+            var signed = false
+            if position < scalars.count, scalars[position] == "+" || scalars[position] == "-" {
+                position += 1
+                signed = true
+            }
+            // The decoder takes a signed exponent without digits (1e- is 1); so does the scanner.
+            guard skipDigits() > 0 || signed else {
                 throw error(at: start, "bad number \(quoted(text(from: start))): the exponent needs digits")
             }
         }
         try expectNumberEnd(start: start)
         // The decoder refuses decimals beyond Double (1e400), though not Infinity written as such.
-        guard let number = Double(text(from: start)), number.isFinite else { throw tooLarge(start) }
+        var written = text(from: start)
+        if let last = written.unicodeScalars.last, last == "+" || last == "-" { written += "0" }
+        guard let number = Double(written), number.isFinite else { throw tooLarge(start) }
     }
 
     private func tooLarge(_ start: Int) -> JSON5SyntaxError {
@@ -335,13 +370,44 @@ struct JSON5Scanner {
         }
     }
 
+    /// A bare name. The decoder takes a `\uHHHH` or `\xHH` inside one when it stands for a
+    /// character a name may have, and keeps it as written (it does not decode it); so does the
+    /// scanner. Any other backslash ends the name.
     private mutating func scanIdentifier() -> String {
         var name = String.UnicodeScalarView()
-        while position < scalars.count, isIdentifierPart(scalars[position]) {
-            name.append(scalars[position])
-            position += 1
+        while position < scalars.count {
+            if isIdentifierPart(scalars[position]) {
+                name.append(scalars[position])
+                position += 1
+            } else if let length = escapeLength(at: position) {
+                name.append(contentsOf: scalars[position..<(position + length)])
+                position += length
+            } else {
+                break
+            }
         }
         return String(name)
+    }
+
+    /// The length of a `\uHHHH` (6) or `\xHH` (4) escape at `index` that stands for a character
+    /// a name may have, or nil. Like the decoder, it allows a digit even at the start.
+    private func escapeLength(at index: Int) -> Int? {
+        guard index + 1 < scalars.count, scalars[index] == "\\" else { return nil }
+        let digits: Int
+        switch scalars[index + 1] {
+        case "u": digits = 4
+        case "x": digits = 2
+        default: return nil
+        }
+        let end = index + 2 + digits
+        guard end <= scalars.count else { return nil }
+        var value: UInt32 = 0
+        for scalar in scalars[(index + 2)..<end] {
+            guard let digit = hexDigitValue(scalar) else { return nil }
+            value = value * 16 + digit
+        }
+        guard let character = Unicode.Scalar(value), isIdentifierPart(character) else { return nil }
+        return end - index
     }
 
     /// Whitespace and comments.
@@ -371,20 +437,29 @@ struct JSON5Scanner {
         }
     }
 
-    /// Space, tab, LF, VT, FF, CR and the byte order mark.
-    private static let whitespace: Set<Unicode.Scalar> = [" ", "\t", "\n", "\u{B}", "\u{C}", "\r", "\u{FEFF}"]
+    /// U+0000...U+001F are control characters, which a string must escape.
+    static let firstNonControl: UInt32 = 0x20
+    static let asciiDelete: UInt32 = 0x7F
+    static let lastASCII: UInt32 = 0x7F
+    /// UTF-16 surrogates, as written in \u escapes for characters beyond U+FFFF.
+    static let highSurrogates: ClosedRange<UInt32> = 0xD800...0xDBFF
+    static let lowSurrogates: ClosedRange<UInt32> = 0xDC00...0xDFFF
+    static let supplementaryPlanesStart: UInt32 = 0x10000
+
+    /// Space, tab, LF, VT, FF and CR.
+    private static let whitespace: Set<Unicode.Scalar> = [" ", "\t", "\n", "\u{B}", "\u{C}", "\r"]
+    private static let byteOrderMark: Unicode.Scalar = "\u{FEFF}"
 
     // MARK: Characters
 
     private func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || scalar == "_" || scalar == "$"
-            || (scalar.value >= 0x80 && !JSON5Scanner.whitespace.contains(scalar) && scalar.properties.isAlphabetic)
+            || (scalar.value > JSON5Scanner.lastASCII && !JSON5Scanner.whitespace.contains(scalar) && scalar.properties.isAlphabetic)
     }
 
-    /// The decoder takes a backslash inside a bare key literally, so the scanner does too.
     private func isIdentifierPart(_ scalar: Unicode.Scalar) -> Bool {
-        isIdentifierStart(scalar) || ("0"..."9").contains(scalar) || scalar == "\\"
-            || (scalar.value >= 0x80 && scalar.properties.generalCategory == .nonspacingMark)
+        isIdentifierStart(scalar) || ("0"..."9").contains(scalar)
+            || (scalar.value > JSON5Scanner.lastASCII && scalar.properties.generalCategory == .nonspacingMark)
     }
 
     private func hexDigitValue(_ scalar: Unicode.Scalar) -> UInt32? {
@@ -414,19 +489,15 @@ struct JSON5Scanner {
     }
 
     /// 1-based line and column of the scalar at `index` (`scalars.count` is just past the end).
-    /// CR LF, LF and a lone CR each end a line.
     func lineAndColumn(of index: Int) -> (line: Int, column: Int) {
-        var line = 1
-        var lineStart = 0
-        var i = 0
-        while i < index && i < scalars.count {
-            if scalars[i] == "\n" || (scalars[i] == "\r" && (i + 1 >= scalars.count || scalars[i + 1] != "\n")) {
-                line += 1
-                lineStart = i + 1
-            }
-            i += 1
+        // The last line start at or before `index`, by binary search.
+        var low = 0
+        var high = lineStarts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if lineStarts[middle] <= index { low = middle } else { high = middle - 1 }
         }
-        return (line, index - lineStart + 1)
+        return (low + 1, index - lineStarts[low] + 1)
     }
 
     /// What the user sees at `index`, for "found ...": a word or number whole, a string as such.
@@ -444,7 +515,7 @@ struct JSON5Scanner {
 
     /// The scalar itself when it is visible, else U+XXXX.
     private func printable(_ scalar: Unicode.Scalar) -> String {
-        if scalar.value < 0x20 || JSON5Scanner.whitespace.contains(scalar) || scalar.value == 0x7F || scalar.properties.generalCategory == .spaceSeparator {
+        if scalar.value < JSON5Scanner.firstNonControl || JSON5Scanner.whitespace.contains(scalar) || scalar.value == JSON5Scanner.asciiDelete || scalar.properties.generalCategory == .spaceSeparator {
             return "U+" + hexDigits(scalar.value, width: 4)
         }
         return String(scalar)

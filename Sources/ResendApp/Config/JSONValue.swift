@@ -34,6 +34,9 @@ public indirect enum JSONValue: Hashable, Sendable {
     /// object members back in the order of the file using `outline` (the decoder keeps members in
     /// a dictionary, which loses the order). Returns nil when the decoder rejects the text; it does
     /// not say where, which is what `JSON5Scanner` is for.
+    ///
+    /// Give it only text `JSON5Scanner` accepted: the Swift 6.3 decoder traps (crashes the
+    /// process) on some invalid numbers, such as `0x0x23`, which the scanner refuses.
     static func decode(json5 text: String, outline: JSON5Outline?) -> JSONValue? {
         let decoder = JSONDecoder()
         decoder.allowsJSON5 = true
@@ -130,7 +133,7 @@ func quoted(_ text: String) -> String {
         case "\t": result += "\\t"
         case "\r": result += "\\r"
         default:
-            if scalar.value < 0x20 {
+            if scalar.value < JSON5Scanner.firstNonControl {
                 result += "\\u" + hexDigits(scalar.value, width: 4)
             } else {
                 result.unicodeScalars.append(scalar)
