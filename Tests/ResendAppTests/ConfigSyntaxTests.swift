@@ -190,13 +190,18 @@ struct ConfigMutationTests {
         """
 
     @Test("for single-character mutations of config files, the scanner and the decoder agree (so a refused file always gets a line and column, and a valid one never a false error)", arguments: [
-        ("dense", 8000, UInt64(11)), ("dense", 8000, UInt64(12)), ("dense", 8000, UInt64(13)), ("example", 2000, UInt64(14)),
+        ("example", 150, UInt64(42)), ("dense", 800, UInt64(7)),
     ])
     func mutationsAgree(base: String, count: Int, seed: UInt64) throws {
         let text = base == "dense" ? Self.dense : try #require(readRepositoryFile("board/config.example.json5"))
         #expect(JSONValue.decode(json5: text, outline: nil) != nil)
         let original = Array(text.unicodeScalars)
-        let pieces: [String] = ["{", "}", "[", "]", ",", ":", "\"", "'", "\\", "/", "*", "\n", " ", "x", "0", "-", ".", "e", "\u{9}", "ß", "u", "\u{A0}", "\r", "+", "I", "N", "t", "0x", "\\u", "\\x", "E", "\u{FEFF}", "\u{2028}", "$", "_", "1", "9", "\u{0}", "\u{7F}", "😀", "é"]
+        // Characters that make or break JSON5, and some the decoder has opinions about.
+        let pieces: [String] = [
+            "{", "}", "[", "]", ",", ":", "\"", "'", "\\", "/", "*", "\n", " ", "x", "0", "-", ".", "e",
+            "\u{9}", "ß", "u", "\u{A0}", "\r", "+", "I", "N", "t", "0x", "\\u", "\\x", "E", "\u{FEFF}",
+            "\u{2028}", "$", "_", "1", "9", "\u{0}", "\u{7F}", "😀", "é",
+        ]
         var generator = SeededGenerator(state: seed)
         var refused = 0
         for _ in 0..<count {
