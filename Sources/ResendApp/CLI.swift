@@ -24,6 +24,7 @@ let topUsage = """
       simulate   run the button on mock hardware: an interactive terminal simulator, or --headless on virtual time
       run        run on a Raspberry Pi: GPIO button and LED, HD44780 LCD on a PCF8574 I2C backpack
       check      diagnose GPIO chips, lines and I2C buses, and say what to fix
+      config     config check FILE: validate a configuration file (JSON5)
 
     Run 'resend-button <command> --help' for the options of a command.
     """
@@ -73,6 +74,9 @@ public func runCommandLine(_ arguments: [String], console: Console, interactive:
                 return .ok
             }
             return runCheck(options, console: console)
+        case "config":
+            try runConfigCommand(rest, console: console)
+            return .ok
         case "--help", "-h", "help":
             console.out(topUsage)
             return .ok
@@ -81,8 +85,8 @@ public func runCommandLine(_ arguments: [String], console: Console, interactive:
             return .ok
         default:
             var message = "resend-button: unknown command '\(command)'"
-            if let near = closestName(to: command, among: ["simulate", "run", "check"]) { message += "; did you mean '\(near)'?" }
-            throw ExitError(.usage, message + " (commands: simulate, run, check)")
+            if let near = closestName(to: command, among: ["simulate", "run", "check", "config"]) { message += "; did you mean '\(near)'?" }
+            throw ExitError(.usage, message + " (commands: simulate, run, check, config)")
         }
     } catch {
         console.err(error.message)

@@ -1,0 +1,44 @@
+/// `resend-button config check FILE`: validates FILE and prints `FILE: OK; <summary>` (exit 0),
+/// or every problem, one line each, and exits 78 (EX_CONFIG). A missing FILE is 78 too; a
+/// missing or extra argument is a usage error (64).
+public func runConfigCommand(_ arguments: [String], console: Console) throws(ExitError) {
+    let usage = "usage: resend-button config check FILE"
+    guard let subcommand = arguments.first else {
+        throw ExitError(.usage, "config: missing subcommand\n\(usage)")
+    }
+    switch subcommand {
+    case "--help", "-h", "help":
+        console.out(configHelp)
+    case "check":
+        let rest = Array(arguments.dropFirst())
+        if rest == ["--help"] || rest == ["-h"] {
+            console.out(configHelp)
+            return
+        }
+        guard rest.count == 1, let path = rest.first else {
+            throw ExitError(.usage, (rest.isEmpty ? "config check: missing FILE" : "config check: expected one FILE, got \(rest.count) arguments") + "\n\(usage)")
+        }
+        guard let text = console.readFile(path) else {
+            throw ExitError(.config, "\(path): cannot read the configuration file")
+        }
+        do throws(ConfigErrors) {
+            let config = try DeviceConfig.parse(text: text, source: path)
+            console.out("\(path): OK; \(config.summary)")
+        } catch {
+            throw error.exitError
+        }
+    default:
+        var message = "config: unknown subcommand '\(subcommand)'"
+        if let near = closestName(to: subcommand, among: ["check"]) { message += "; did you mean '\(near)'?" }
+        throw ExitError(.usage, message + "\n\(usage)")
+    }
+}
+
+let configHelp = """
+    usage: resend-button config check FILE
+
+    Checks a configuration file (JSON5): syntax, unknown keys, types and ranges, and that every text
+    fits the display and its character ROM. Prints 'FILE: OK; <summary>' and exits 0, or prints every
+    problem as 'FILE: key.path: message' (syntax errors as 'FILE:LINE:COL: syntax error: ...') and
+    exits 78. board/config.example.json5 documents every key.
+    """

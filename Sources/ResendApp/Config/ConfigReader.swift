@@ -1,0 +1,203 @@
+/// A key of the configuration schema: its path (`lcd.wiring.rs`) and whether it is a section
+/// (an object of further keys) rather than a value.
+public struct ConfigSchemaKey: Hashable, Sendable {
+    public var path: String
+    public var isSection: Bool
+}
+
+/// Reads a JSON tree against the configuration schema, collecting every problem instead of
+/// stopping at the first. The schema is the code that reads it: each key a `ConfigSection` is
+/// asked for is known, every other key is an error, and reading an empty tree lists the schema.
+final class ConfigReader {
+    private(set) var errors: [ConfigError] = []
+    /// Every key asked for, in the order asked.
+    private(set) var schema: [ConfigSchemaKey] = []
+    /// The whole schema, for suggesting a key that belongs in another section; nil while the
+    /// schema itself is being listed.
+    let fullSchema: [ConfigSchemaKey]?
+
+    init(fullSchema: [ConfigSchemaKey]?) {
+        self.fullSchema = fullSchema
+    }
+
+    func report(_ path: [JSONPathComponent], _ message: String) {
+        errors.append(ConfigError(path: renderPath(path), message: message))
+    }
+
+    func noteSchemaKey(_ path: [JSONPathComponent], isSection: Bool) {
+        let key = ConfigSchemaKey(path: renderPath(path), isSection: isSection)
+        if !schema.contains(key) { schema.append(key) }
+    }
+
+    // MARK: Values anywhere (also list items)
+
+    /// A whole number within `range`; `unit` completes "allowed: <unit> from A to B".
+    func integer(_ value: JSONValue, at path: [JSONPathComponent], range: ClosedRange<Int>, unit: String) -> Int? {
+        let allowed = "\(unit) from \(range.lowerBound) to \(range.upperBound)"
+        switch value {
+        case .integer(let number):
+            guard range.contains(number) else {
+                report(path, "\(number) is out of range; allowed: \(allowed)")
+                return nil
+            }
+            return number
+        case .number(let number):
+            if number.isFinite && number == number.rounded() {
+                report(path, "\(number) is out of range; allowed: \(allowed)")
+            } else {
+                report(path, "\(number) is not a whole number; allowed: \(allowed)")
+            }
+            return nil
+        default:
+            report(path, "expected \(allowed), got \(describe(value))")
+            return nil
+        }
+    }
+
+    func bool(_ value: JSONValue, at path: [JSONPathComponent]) -> Bool? {
+        guard case .bool(let flag) = value else {
+            report(path, "expected true or false, got \(describe(value))")
+            return nil
+        }
+        return flag
+    }
+
+    /// A string; `what` describes what is allowed ("a GPIO line name such as \"GPIO17\"").
+    func string(_ value: JSONValue, at path: [JSONPathComponent], what: String, allowEmpty: Bool) -> String? {
+        guard case .string(let text) = value else {
+            report(path, "expected \(what), got \(describe(value))")
+            return nil
+        }
+        if !allowEmpty && text.isEmpty {
+            report(path, "must not be empty; allowed: \(what)")
+            return nil
+        }
+        if text.unicodeScalars.contains("\u{0}") {
+            report(path, "\(quoted(text)) contains a NUL character (\\u0000), which no file name, argument or display can carry")
+            return nil
+        }
+        return text
+    }
+
+    /// One of the named `options`.
+    func choice<Value>(_ value: JSONValue, at path: [JSONPathComponent], options: [(name: String, value: Value)]) -> Value? {
+        let names = options.map(\.name)
+        let allowed = names.map(quoted).joined(separator: ", ")
+        guard case .string(let text) = value else {
+            report(path, "expected one of \(allowed), got \(describe(value))")
+            return nil
+        }
+        if let option = options.first(where: { $0.name == text }) { return option.value }
+        var message = "\(quoted(text)) is not allowed; use one of \(allowed)"
+        if let near = closestName(to: text, among: names) ?? names.first(where: { $0.lowercased() == text.lowercased() }) {
+            message += " (did you mean \(quoted(near))?)"
+        }
+        report(path, message)
+        return nil
+    }
+}
+
+/// One object of the file (or an absent one: then every key takes its default). Ask for each key
+/// of the schema, then call `finish()` to report the keys nobody asked for.
+final class ConfigSection {
+    let reader: ConfigReader
+    let path: [JSONPathComponent]
+    private let members: [JSONValue.Member]
+    /// Set when the file has something other than an object here; reported by `finish()`, which
+    /// then knows the keys to name.
+    private let wrongValue: JSONValue?
+    private var known: [String] = []
+
+    init(reader: ConfigReader, path: [JSONPathComponent], value: JSONValue?) {
+        self.reader = reader
+        self.path = path
+        switch value {
+        case .object(let members)?:
+            self.members = members
+            self.wrongValue = nil
+        case nil:
+            self.members = []
+            self.wrongValue = nil
+        case let other?:
+            self.members = []
+            self.wrongValue = other
+        }
+    }
+
+    func keyPath(_ key: String) -> [JSONPathComponent] { path + [.key(key)] }
+
+    /// The value of `key`, if the file sets it; records `key` as known.
+    func value(_ key: String, isSection: Bool = false) -> JSONValue? {
+        if !known.contains(key) { known.append(key) }
+        reader.noteSchemaKey(keyPath(key), isSection: isSection)
+        return members.first { $0.key == key }?.value
+    }
+
+    func section(_ key: String) -> ConfigSection {
+        ConfigSection(reader: reader, path: keyPath(key), value: value(key, isSection: true))
+    }
+
+    func integer(_ key: String, range: ClosedRange<Int>, unit: String) -> Int? {
+        guard let value = value(key) else { return nil }
+        return reader.integer(value, at: keyPath(key), range: range, unit: unit)
+    }
+
+    /// Like `integer`, but null is allowed and means "none" (nil, as when the key is absent).
+    func optionalInteger(_ key: String, range: ClosedRange<Int>, unit: String) -> Int? {
+        guard let value = value(key), value != .null else { return nil }
+        return reader.integer(value, at: keyPath(key), range: range, unit: unit)
+    }
+
+    func bool(_ key: String) -> Bool? {
+        guard let value = value(key) else { return nil }
+        return reader.bool(value, at: keyPath(key))
+    }
+
+    func string(_ key: String, what: String, allowEmpty: Bool = true) -> String? {
+        guard let value = value(key) else { return nil }
+        return reader.string(value, at: keyPath(key), what: what, allowEmpty: allowEmpty)
+    }
+
+    /// Like `string`, but null is allowed and means "none".
+    func optionalString(_ key: String, what: String, allowEmpty: Bool = true) -> String? {
+        guard let value = value(key), value != .null else { return nil }
+        return reader.string(value, at: keyPath(key), what: what + " or null", allowEmpty: allowEmpty)
+    }
+
+    func choice<Value>(_ key: String, options: [(name: String, value: Value)]) -> Value? {
+        guard let value = value(key) else { return nil }
+        return reader.choice(value, at: keyPath(key), options: options)
+    }
+
+    /// Reports a value that is not an object, and every key that is not part of the schema, with
+    /// the nearest known key (or the section the key belongs in) and the keys allowed here.
+    func finish() {
+        let place = path.isEmpty ? "at the top level" : "in \(renderPath(path))"
+        if let wrongValue {
+            reader.report(path, "expected an object { ... } with the keys \(known.joined(separator: ", ")); got \(describe(wrongValue))")
+            return
+        }
+        for member in members where !known.contains(member.key) {
+            var message = "unknown key"
+            if let near = closestName(to: member.key, among: known) {
+                message += " (did you mean '\(near)'?)"
+            } else if let elsewhere = reader.fullSchema?.first(where: { $0.path.hasSuffix("." + member.key) || $0.path == member.key }) {
+                message += " (did you mean '\(elsewhere.path)'?)"
+            }
+            reader.report(keyPath(member.key), message + "; allowed \(place): \(known.joined(separator: ", "))")
+        }
+    }
+}
+
+/// How a value reads in "got ...": `the string "60"`, `the number 5`, `null`, `a list`, `an object`.
+func describe(_ value: JSONValue) -> String {
+    switch value {
+    case .null: return "null"
+    case .bool(let flag): return flag ? "true" : "false"
+    case .integer(let number): return "the number \(number)"
+    case .number(let number): return "the number \(number)"
+    case .string(let text): return "the string \(quoted(text))"
+    case .array(let items): return items.isEmpty ? "an empty list" : "a list"
+    case .object: return "an object"
+    }
+}

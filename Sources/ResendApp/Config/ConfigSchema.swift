@@ -1,0 +1,403 @@
+import CharacterLCD
+import HAL
+import HALLinux
+import ResendCore
+
+extension DeviceConfig {
+    /// The file's `texts` keys (except `lockoutLabel`) and the `Texts` fields they set, in the
+    /// order of `Texts`.
+    static var textKeys: [(key: String, field: WritableKeyPath<Texts, String>)] { [
+        ("title", \.title),
+        ("sendLabel", \.sendLabel),
+        ("sendingTitle", \.sendingTitle),
+        ("sentTitle", \.sentTitle),
+        ("countdownLabel", \.countdownLabel),
+        ("resendLabel", \.resendLabel),
+        ("failedTitle", \.failedTitle),
+        ("stoppedTitle", \.stoppedTitle),
+        ("stoppedLabel", \.stoppedLabel),
+    ] }
+    static let lockoutLabelKey = "lockoutLabel"
+
+    /// Every key of the file, sections included, in schema order (`button`, `button.line`, ...).
+    public static let schema: [ConfigSchemaKey] = {
+        let reader = ConfigReader(fullSchema: nil)
+        _ = read(.object([]), reader: reader)
+        return reader.schema
+    }()
+
+    /// The keys that hold values (not sections): what the example file must show.
+    public static var valueKeyPaths: [String] { schema.filter { !$0.isSection }.map(\.path) }
+
+    /// Reads `tree` against the schema: the configuration with every valid value set (defaults
+    /// elsewhere); problems go to `reader`.
+    static func read(_ tree: JSONValue, reader: ConfigReader) -> DeviceConfig {
+        var config = DeviceConfig()
+        guard case .object = tree else {
+            reader.report([], "expected an object { ... } at the top level, got \(describe(tree))")
+            return config
+        }
+        let root = ConfigSection(reader: reader, path: [], value: tree)
+
+        let button = root.section("button")
+        if let line = button.string("line", what: "a GPIO line name such as \"GPIO17\" (see gpioinfo)", allowEmpty: false) {
+            config.button.line = line
+        }
+        if let bias = button.choice("bias", options: [("pull-up", GPIOBias.pullUp), ("pull-down", .pullDown), ("disabled", .disabled), ("as-is", .asIs)]) {
+            config.button.bias = bias
+        }
+        if let activeLow = button.bool("activeLow") { config.button.activeLow = activeLow }
+        if let debounce = button.integer("debounceMs", range: Button.debounceRange, unit: "whole milliseconds") {
+            config.button.debounceMs = debounce
+        }
+        if let mode = button.choice("debounceMode", options: [("stable", DebounceMode.stable), ("prompt", .prompt)]) {
+            config.button.debounceMode = mode
+        }
+        config.button.kernelDebounceMs = button.optionalInteger("kernelDebounceMs", range: Button.kernelDebounceRange, unit: "null or whole milliseconds")
+        button.finish()
+
+        let led = root.section("led")
+        config.led.line = led.optionalString("line", what: "a GPIO line name such as \"GPIO27\"", allowEmpty: false)
+        if let activeLow = led.bool("activeLow") { config.led.activeLow = activeLow }
+        led.finish()
+
+        let lcd = root.section("lcd")
+        if let bus = lcd.integer("bus", range: LCD.busRange, unit: "an I2C bus number (N of /dev/i2c-N)") { config.lcd.bus = bus }
+        if let address = lcd.value("address") {
+            if let parsed = readAddress(address, at: lcd.keyPath("address"), reader: reader) { config.lcd.address = parsed }
+        }
+        let supportedSizes = LCDGeometry.supported.map { quoted($0.name) }.joined(separator: ", ")
+        var geometryIsValid = true
+        if let text = lcd.string("geometry", what: "one of \(supportedSizes)") {
+            if let geometry = LCDGeometry(parsing: text) {
+                config.lcd.geometry = geometry
+            } else {
+                reader.report(lcd.keyPath("geometry"), "\(quoted(text)) is not a supported LCD size; use one of \(supportedSizes)")
+                geometryIsValid = false
+            }
+        } else if lcd.value("geometry") != nil {
+            geometryIsValid = false
+        }
+        var romIsValid = true
+        if let rom = lcd.choice("rom", options: [(CharacterROM.a00.rawValue, CharacterROM.a00), (CharacterROM.a02.rawValue, .a02)]) {
+            config.lcd.rom = rom
+        } else if lcd.value("rom") != nil {
+            romIsValid = false
+        }
+        if let backlight = lcd.bool("backlight") { config.lcd.backlight = backlight }
+        config.lcd.refreshSeconds = lcd.optionalInteger("refreshSeconds", range: LCD.refreshRange, unit: "null or whole seconds")
+        let wiring = lcd.section("wiring")
+        if let parsed = readWiring(wiring, reader: reader) { config.lcd.wiring = parsed }
+        wiring.finish()
+        lcd.finish()
+
+        let cooldown = root.section("cooldown")
+        if let seconds = cooldown.integer("seconds", range: BehaviourSettings.durationRange, unit: "whole seconds") {
+            config.cooldown.seconds = seconds
+        }
+        cooldown.finish()
+
+        let texts = root.section("texts")
+        for (key, field) in textKeys {
+            if let text = texts.string(key, what: "a text for the display") { config.texts[keyPath: field] = text }
+        }
+        if let text = texts.string(lockoutLabelKey, what: "a text for the display") { config.lockoutLabel = text }
+        texts.finish()
+
+        let send = root.section("send")
+        if let command = send.value("command"), command != .null {
+            config.send.command = readCommand(command, at: send.keyPath("command"), reader: reader)
+        }
+        if let timeout = send.integer("timeoutSeconds", range: Send.timeoutRange, unit: "whole seconds") {
+            config.send.timeoutSeconds = timeout
+        }
+        if let environment = send.value("environment"), environment != .null {
+            config.send.environment = readEnvironment(environment, at: send.keyPath("environment"), reader: reader)
+        }
+        if let bytes = send.integer("maxOutputBytes", range: Send.maxOutputRange, unit: "bytes") {
+            config.send.maxOutputBytes = bytes
+        }
+        send.finish()
+
+        if let path = root.string("stateFile", what: "an absolute path such as \(quoted(defaultStateFile))", allowEmpty: false) {
+            if path.hasPrefix("/") && !path.hasSuffix("/") {
+                config.stateFile = path
+            } else {
+                reader.report(root.keyPath("stateFile"), "\(quoted(path)) is not an absolute path to a file; allowed: a path such as \(quoted(defaultStateFile))")
+            }
+        }
+
+        let policy = root.section("policy")
+        if let enabled = policy.bool("enabled") { config.policy.enabled = enabled }
+        if let cooldowns = policy.value("cooldowns") {
+            if let parsed = readCooldowns(cooldowns, at: policy.keyPath("cooldowns"), reader: reader) { config.policy.cooldowns = parsed }
+        }
+        if let seconds = policy.integer("resetAfterSeconds", range: Policy.resetAfterRange, unit: "whole seconds") {
+            config.policy.resetAfterSeconds = seconds
+        }
+        if let sends = policy.integer("maxSends", range: Policy.maxSendsRange, unit: "a number of sends") {
+            config.policy.maxSends = sends
+        }
+        if let seconds = policy.integer("windowSeconds", range: Policy.windowRange, unit: "whole seconds") {
+            config.policy.windowSeconds = seconds
+        }
+        policy.finish()
+
+        let log = root.section("log")
+        if let format = log.choice("format", options: [(Log.Format.plain.rawValue, Log.Format.plain), (Log.Format.json.rawValue, .json)]) {
+            config.log.format = format
+        }
+        log.finish()
+
+        root.finish()
+
+        checkTexts(config, geometryIsValid: geometryIsValid, romIsValid: romIsValid, reader: reader)
+        return config
+    }
+
+    // MARK: Values with rules of their own
+
+    /// "auto", a number (`0x27`, `39`) or a hex string (`"0x27"`), within 0x08-0x77.
+    static func readAddress(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader) -> LCD.Address? {
+        let allowed = "\"auto\" or a 7-bit address from \(hexAddress(Int(I2CAddress.validRange.lowerBound))) to \(hexAddress(Int(I2CAddress.validRange.upperBound))) (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)"
+        let number: Int
+        switch value {
+        case .string("auto"):
+            return .auto
+        case .string(let text):
+            let digits = text.dropFirst(2)
+            guard text.lowercased().hasPrefix("0x"), !digits.isEmpty, let parsed = Int(digits, radix: 16) else {
+                reader.report(path, "\(quoted(text)) is not an address; allowed: \(allowed)")
+                return nil
+            }
+            number = parsed
+        case .integer(let parsed):
+            number = parsed
+        default:
+            reader.report(path, "expected \(allowed), got \(describe(value))")
+            return nil
+        }
+        guard number >= 0, number <= Int(UInt8.max), let address = I2CAddress(UInt8(number)) else {
+            var message = "\(number >= 0 ? hexAddress(number) : String(number)) is "
+            message += number >= 0 && number < sevenBitAddressCount ? "reserved by the I2C specification" : "not a 7-bit address"
+            message += "; allowed: \(allowed)"
+            if number >= sevenBitAddressCount, number <= Int(UInt8.max), number % 2 == 0 {
+                // Some sellers quote the 8-bit write address: the 7-bit address shifted left once.
+                message += " (\(hexAddress(number)) looks like an 8-bit address; the 7-bit one would be \(hexAddress(number / 2)))"
+            }
+            reader.report(path, message)
+            return nil
+        }
+        return .fixed(address)
+    }
+
+    /// 7-bit addressing has 128 addresses.
+    static let sevenBitAddressCount = 128
+
+    /// "0x27".
+    static func hexAddress(_ value: Int) -> String { "0x" + hexDigits(UInt32(value), width: 2) }
+
+    /// The eight port bits and the backlight polarity; every bit 0-7 and used once.
+    static func readWiring(_ wiring: ConfigSection, reader: ConfigReader) -> PCF8574Wiring? {
+        let names = ["rs", "rw", "enable", "backlight", "d4", "d5", "d6", "d7"]
+        var bits: [String: UInt8] = [:]
+        var owner: [UInt8: String] = [:]
+        var given: Set<String> = []
+        var allValid = true
+        for name in names {
+            guard let value = wiring.value(name) else {
+                bits[name] = defaultBit(name)
+                continue
+            }
+            guard let bit = reader.integer(value, at: wiring.keyPath(name), range: 0...7, unit: "a PCF8574 port bit") else {
+                allValid = false
+                continue
+            }
+            bits[name] = UInt8(bit)
+            given.insert(name)
+        }
+        let activeHigh = wiring.bool("backlightActiveHigh")
+        guard allValid else { return nil }
+        // Report a clash at the later key the file gives, naming the other one: either may be the
+        // typo. A key the file leaves out has its bit from the common wiring.
+        for name in names {
+            guard let bit = bits[name] else { continue }
+            if let first = owner[bit] {
+                let (here, other) = given.contains(name) ? (name, first) : (first, name)
+                var message = "bit \(bit) is also used by \(renderPath(wiring.keyPath(other)))"
+                if !given.contains(other) { message += " (its default; a wiring other than the common one must give all eight bits)" }
+                reader.report(wiring.keyPath(here), message + "; rs, rw, enable, backlight, d4, d5, d6 and d7 each need a bit of their own (0-7)")
+                allValid = false
+            } else {
+                owner[bit] = name
+            }
+        }
+        guard allValid else { return nil }
+        guard let built = PCF8574Wiring(
+            rs: bits["rs"]!, rw: bits["rw"]!, enable: bits["enable"]!, backlight: bits["backlight"]!,
+            d4: bits["d4"]!, d5: bits["d5"]!, d6: bits["d6"]!, d7: bits["d7"]!,
+            backlightActiveHigh: activeHigh ?? PCF8574Wiring.common.backlightActiveHigh)
+        else {
+            preconditionFailure("readWiring: distinct bits 0-7 were refused by PCF8574Wiring")
+        }
+        return built
+    }
+
+    private static func defaultBit(_ name: String) -> UInt8 {
+        let common = PCF8574Wiring.common
+        switch name {
+        case "rs": return common.rs
+        case "rw": return common.rw
+        case "enable": return common.enable
+        case "backlight": return common.backlight
+        case "d4": return common.d4
+        case "d5": return common.d5
+        case "d6": return common.d6
+        case "d7": return common.d7
+        default: preconditionFailure("defaultBit: no wiring key \(name)")
+        }
+    }
+
+    static let commandExample = "[\"/usr/local/bin/send-code\", \"--to\", \"+491701234567\"]"
+
+    /// A non-empty list of strings, the first one the program.
+    static func readCommand(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader) -> [String]? {
+        let allowed = "null or a list of strings, the program and its arguments, run without a shell, e.g. \(commandExample)"
+        guard case .array(let items) = value else {
+            reader.report(path, "expected \(allowed), got \(describe(value))")
+            return nil
+        }
+        guard !items.isEmpty else {
+            reader.report(path, "the list is empty; allowed: \(allowed)")
+            return nil
+        }
+        var command: [String] = []
+        for (index, item) in items.enumerated() {
+            let what = index == 0 ? "the program to run (a path or a name on PATH)" : "an argument (a string)"
+            guard let argument = reader.string(item, at: path + [.index(index)], what: what, allowEmpty: index > 0) else { continue }
+            command.append(argument)
+        }
+        return command.count == items.count ? command : nil
+    }
+
+    /// An object of environment variables: names of letters, digits and `_`, not starting with a
+    /// digit; string values.
+    static func readEnvironment(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader) -> [String: String] {
+        guard case .object(let members) = value else {
+            reader.report(path, "expected null or an object of variables, e.g. { SMS_GATEWAY: \"https://...\" }, got \(describe(value))")
+            return [:]
+        }
+        var environment: [String: String] = [:]
+        for member in members {
+            let memberPath = path + [.key(member.key)]
+            guard isEnvironmentName(member.key) else {
+                reader.report(memberPath, "\(quoted(member.key)) is not an environment variable name; allowed: letters, digits and _, not starting with a digit")
+                continue
+            }
+            if let text = reader.string(member.value, at: memberPath, what: "a string (write numbers in quotes)", allowEmpty: true) {
+                environment[member.key] = text
+            }
+        }
+        return environment
+    }
+
+    static func isEnvironmentName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { scalar in
+            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_"
+        }
+    }
+
+    /// A non-empty list of whole seconds.
+    static func readCooldowns(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader) -> [Int]? {
+        let range = BehaviourSettings.durationRange
+        let counts = Policy.cooldownCountRange
+        let allowed = "a list of \(counts.lowerBound) to \(counts.upperBound) cooldowns in whole seconds from \(range.lowerBound) to \(range.upperBound), e.g. [60, 120, 300]"
+        guard case .array(let items) = value else {
+            reader.report(path, "expected \(allowed), got \(describe(value))")
+            return nil
+        }
+        guard counts.contains(items.count) else {
+            reader.report(path, (items.isEmpty ? "the list is empty" : "the list has \(items.count) entries") + "; allowed: \(allowed)")
+            return nil
+        }
+        var seconds: [Int] = []
+        for (index, item) in items.enumerated() {
+            if let entry = reader.integer(item, at: path + [.index(index)], range: range, unit: "whole seconds") { seconds.append(entry) }
+        }
+        return seconds.count == items.count ? seconds : nil
+    }
+
+    // MARK: Texts against the display
+
+    /// Each text against the ROM (every character shown) and the geometry (width, `{s}`).
+    /// Width is not judged against a geometry the file got wrong, nor characters against a ROM
+    /// it got wrong: that would only repeat the one mistake.
+    static func checkTexts(_ config: DeviceConfig, geometryIsValid: Bool, romIsValid: Bool, reader: ConfigReader) {
+        let columns = config.lcd.geometry.columns
+        var problems = config.texts.problems(columns: columns, maxSeconds: config.longestCooldownSeconds)
+        var lockout = Texts()
+        lockout.countdownLabel = config.lockoutLabel
+        for problem in lockout.problems(columns: columns, maxSeconds: config.policy.windowSeconds) where problem.field == "countdownLabel" {
+            var renamed = problem
+            renamed.field = lockoutLabelKey
+            problems.append(renamed)
+        }
+        let fields = textKeys.map { ($0.key, config.texts[keyPath: $0.field]) } + [(lockoutLabelKey, config.lockoutLabel)]
+        for (key, text) in fields {
+            let path: [JSONPathComponent] = [.key("texts"), .key(key)]
+            if romIsValid, let message = romProblem(text, rom: config.lcd.rom) {
+                reader.report(path, message)
+            }
+            for problem in problems where problem.field == key {
+                if problem.kind == .tooWide && !geometryIsValid { continue }
+                reader.report(path, textProblemMessage(problem, config: config))
+            }
+        }
+    }
+
+    /// `"Grüße" has 'ß', which the A00 ROM cannot show`, and whether the other ROM could.
+    static func romProblem(_ text: String, rom: CharacterROM) -> String? {
+        do throws(UnsupportedCharacter) {
+            _ = try rom.encode(text)
+            return nil
+        } catch {
+            var message = "\(quoted(text)) has \(characterName(error.character)), which the \(rom.rawValue) ROM cannot show"
+            let other: CharacterROM = rom == .a00 ? .a02 : .a00
+            if (try? other.encode(text)) != nil {
+                message += " (the \(other.rawValue) ROM can: set lcd.rom to \(quoted(other.rawValue)) if the module has it)"
+            }
+            return message
+        }
+    }
+
+    /// 'ß' for a visible character, U+0301 for one that is not (controls, marks, spaces).
+    static func characterName(_ scalar: Unicode.Scalar) -> String {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .nonspacingMark, .enclosingMark, .spacingMark, .spaceSeparator,
+             .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
+            return "U+" + hexDigits(scalar.value, width: 4)
+        default:
+            return "'" + String(scalar) + "'"
+        }
+    }
+
+    static func textProblemMessage(_ problem: TextProblem, config: DeviceConfig) -> String {
+        let text = quoted(problem.value)
+        let placeholder = Texts.secondsPlaceholder
+        switch problem.kind {
+        case .tooWide:
+            var message = "\(text) is \(problem.width) characters wide"
+            if let seconds = problem.seconds {
+                let source = problem.field == lockoutLabelKey ? "policy.windowSeconds" : (config.policy.enabled ? "the longest cooldown" : "cooldown.seconds")
+                message += " at \(seconds) s (\(source))"
+            }
+            return message + "; the display has \(problem.limit) columns (lcd.geometry \(quoted(config.lcd.geometry.name)))"
+        case .placeholderCount(let found, let expected):
+            if expected == 0 {
+                return "\(text) must not contain \(placeholder): only texts.countdownLabel and texts.lockoutLabel show the seconds"
+            }
+            return "\(text) needs exactly one \(placeholder) for the seconds, found \(found)"
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import CharacterLCD
+import HAL
+import HALLinux
+import ResendCore
+
+/// Everything the configuration file (`/etc/resend-button/config.json5`) sets: one struct, one
+/// nested struct per section of the file, property names as the file's keys. The defaults are
+/// those of `BehaviourSettings` and board/README.md; `board/config.example.json5` sets exactly
+/// these defaults and documents every key.
+///
+/// This type only holds validated plain values: the send command, state file, resend policy and
+/// log format are carried out elsewhere.
+public struct DeviceConfig: Hashable, Sendable {
+    public var button = Button()
+    public var led = LED()
+    public var lcd = LCD()
+    public var cooldown = Cooldown()
+    /// `texts.*` except `texts.lockoutLabel`.
+    public var texts = Texts()
+    /// `texts.lockoutLabel`: the label while the resend policy locks sending out; its one `{s}` is
+    /// the seconds until sending is allowed again. Kept beside `texts` because ResendCore's `Texts`
+    /// has no such field (yet).
+    public var lockoutLabel = DeviceConfig.defaultLockoutLabel
+    public var send = Send()
+    /// `stateFile`: where the cooldown deadline (and the policy's history) is persisted; an
+    /// absolute path.
+    public var stateFile = DeviceConfig.defaultStateFile
+    public var policy = Policy()
+    public var log = Log()
+
+    /// The defaults.
+    public init() {}
+
+    /// Where `run` and `simulate` look when no `--config` is given. A missing file there means
+    /// "use the defaults"; a missing file given with `--config` is an error.
+    public static let defaultPath = "/etc/resend-button/config.json5"
+    public static let defaultStateFile = "/var/lib/resend-button/state.json"
+    public static let defaultLockoutLabel = "Wait ({s})"
+
+    /// `button`: the push-button on a GPIO line.
+    public struct Button: Hashable, Sendable {
+        /// `button.line`: the GPIO line's name as the kernel knows it (gpioinfo), not a chip offset.
+        public var line = "GPIO17"
+        /// `button.bias`: "pull-up" (a button to ground), "pull-down" (a button to 3V3), "disabled"
+        /// (an external resistor), "as-is" (leave what the firmware set).
+        public var bias = GPIOBias.pullUp
+        /// `button.activeLow`: true when pressing pulls the line low (a button to ground).
+        public var activeLow = true
+        /// `button.debounceMs`: the debounce window in milliseconds.
+        public var debounceMs = BehaviourSettings.defaultDebounceMilliseconds
+        /// `button.debounceMode`: "stable" or "prompt" (see `DebounceMode`).
+        public var debounceMode = DebounceMode.stable
+        /// `button.kernelDebounceMs`: the kernel's own debounce period in milliseconds (libgpiod v2
+        /// only); nil: none.
+        public var kernelDebounceMs: Int? = nil
+
+        public init() {}
+
+        /// Debounce windows the file accepts, in milliseconds. Zero is refused: the `Debouncer`
+        /// needs a window longer than zero.
+        public static let debounceRange = 1...BehaviourSettings.debounceRange.upperBound
+        public static let kernelDebounceRange = 1...1_000
+    }
+
+    /// `led`: the optional LED, lit while a press is accepted.
+    public struct LED: Hashable, Sendable {
+        /// `led.line`: the GPIO line's name; nil: no LED.
+        public var line: String? = nil
+        /// `led.activeLow`: true when the LED lights with the line low (wired to 3V3).
+        public var activeLow = false
+
+        public init() {}
+    }
+
+    /// `lcd`: the HD44780 character LCD behind a PCF8574 backpack.
+    public struct LCD: Hashable, Sendable {
+        /// `lcd.bus`: N of /dev/i2c-N (1 on the Pi's header).
+        public var bus = 1
+        /// `lcd.address`: "auto" (probe the PCF8574 and PCF8574A ranges) or a 7-bit address.
+        public var address = Address.auto
+        /// `lcd.geometry`: columns x rows.
+        public var geometry = LCDGeometry.lcd16x2
+        /// `lcd.rom`: the character ROM, by the HD44780's part number suffix.
+        public var rom = CharacterROM.a00
+        /// `lcd.backlight`: whether the backlight is on.
+        public var backlight = true
+        /// `lcd.refreshSeconds`: repaint the whole screen this often, in seconds, to heal a display
+        /// garbled by noise; nil: never (only after an I2C error).
+        public var refreshSeconds: Int? = nil
+        /// `lcd.wiring`: which PCF8574 port bit drives which LCD pin.
+        public var wiring = PCF8574Wiring.common
+
+        public init() {}
+
+        public static let busRange = 0...1_023
+        public static let refreshRange = 1...86_400
+
+        public enum Address: Hashable, Sendable {
+            /// Probe 0x27, then the rest of 0x20-0x27 and 0x38-0x3F.
+            case auto
+            case fixed(I2CAddress)
+        }
+    }
+
+    /// `cooldown`: how long the button stays disabled after a press.
+    public struct Cooldown: Hashable, Sendable {
+        /// `cooldown.seconds`: whole seconds.
+        public var seconds = BehaviourSettings.defaultDuration
+
+        public init() {}
+    }
+
+    /// `send`: the command that sends the code.
+    public struct Send: Hashable, Sendable {
+        /// `send.command`: program and arguments, run without a shell; nil: no command (the
+        /// button only counts down).
+        public var command: [String]? = nil
+        /// `send.timeoutSeconds`: after this the command is stopped and the send counts as failed.
+        public var timeoutSeconds = 10
+        /// `send.environment`: variables added to the command's environment.
+        public var environment: [String: String] = [:]
+        /// `send.maxOutputBytes`: how much of the command's output is kept for the log.
+        public var maxOutputBytes = 4_096
+
+        public init() {}
+
+        public static let timeoutRange = 1...3_600
+        public static let maxOutputRange = 0...1_048_576
+    }
+
+    /// `policy`: the resend policy (off by default).
+    public struct Policy: Hashable, Sendable {
+        /// `policy.enabled`.
+        public var enabled = false
+        /// `policy.cooldowns`: the n-th send in a row cools down for the n-th entry, in seconds;
+        /// the last entry repeats. Replaces `cooldown.seconds` while the policy is enabled.
+        public var cooldowns = [60, 120, 300]
+        /// `policy.resetAfterSeconds`: after this long without a send the escalation starts over.
+        public var resetAfterSeconds = 3_600
+        /// `policy.maxSends`: at most this many sends per `windowSeconds`; then a lockout.
+        public var maxSends = 5
+        /// `policy.windowSeconds`: the sliding window `maxSends` counts in, in seconds.
+        public var windowSeconds = 3_600
+
+        public init() {}
+
+        public static let cooldownCountRange = 1...16
+        public static let resetAfterRange = 1...604_800
+        public static let maxSendsRange = 1...1_000
+        public static let windowRange = 1...604_800
+    }
+
+    /// `log`: the event log on standard output.
+    public struct Log: Hashable, Sendable {
+        /// `log.format`: "plain" (for journald) or "json" (one object per line).
+        public var format = Format.plain
+
+        public init() {}
+
+        public enum Format: String, Hashable, Sendable {
+            case plain
+            case json
+        }
+    }
+
+    /// The settings `simulate` and `run` share, taken from this configuration; apply the command
+    /// line's flags over them afterwards (flags override the file).
+    public func behaviourSettings() -> BehaviourSettings {
+        var settings = BehaviourSettings()
+        settings.durationSeconds = cooldown.seconds
+        settings.geometry = lcd.geometry
+        settings.debounceMilliseconds = button.debounceMs
+        settings.debounceMode = button.debounceMode
+        settings.texts = texts
+        return settings
+    }
+
+    /// The longest countdown the label must fit: `cooldown.seconds`, or the longest of
+    /// `policy.cooldowns` when the policy is enabled.
+    public var longestCooldownSeconds: Int {
+        policy.enabled ? max(cooldown.seconds, policy.cooldowns.max() ?? 0) : cooldown.seconds
+    }
+}

@@ -1,0 +1,47 @@
+@testable import ResendApp
+
+/// What `resend-button ARGS` did, with `files` as the file system.
+struct CommandOutcome {
+    var code: ExitCode
+    var out: [String]
+    var err: [String]
+}
+
+func runCommand(_ arguments: [String], files: [String: String] = [:]) -> CommandOutcome {
+    final class Lines: @unchecked Sendable { var out: [String] = []; var err: [String] = [] }
+    let lines = Lines()
+    let console = Console(
+        out: { lines.out.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
+        err: { lines.err.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
+        readFile: { files[$0] })
+    let code = runCommandLine(arguments, console: console, interactive: { _ throws(ExitError) in })
+    return CommandOutcome(code: code, out: lines.out, err: lines.err)
+}
+
+/// The lines `config check` prints for `text`, and its exit code.
+func checkConfig(_ text: String, name: String = "t.json5") -> CommandOutcome {
+    runCommand(["config", "check", name], files: [name: text])
+}
+
+/// The problems of `text` as `config check` prints them, without the "t.json5: " prefix; empty
+/// when the file is valid.
+func configProblems(_ text: String) -> [String] {
+    do throws(ConfigErrors) {
+        _ = try DeviceConfig.parse(text: text, source: "t.json5")
+        return []
+    } catch {
+        return error.lines.map { String($0.dropFirst("t.json5".count)) }
+    }
+}
+
+/// The repository's root, from this file's path (Tests/ResendAppTests/...).
+func repositoryFile(_ relativePath: String) -> String {
+    var components = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+    components.removeLast(3)
+    return components.joined(separator: "/") + "/" + relativePath
+}
+
+func readRepositoryFile(_ relativePath: String) -> String? {
+    if case .text(let text) = ConfigFileContents.read(repositoryFile(relativePath)) { return text }
+    return nil
+}
