@@ -263,7 +263,7 @@ struct ConfigValidationTests {
         expected.texts.failedTitle = "Fehler"
         expected.texts.stoppedTitle = "Aus"
         expected.texts.stoppedLabel = "-"
-        expected.lockoutLabel = "Gesperrt {s}"
+        expected.texts.lockoutLabel = "Gesperrt {s}"
         expected.send.command = ["/usr/local/bin/send-code", "--to", "+491701234567", ""]
         expected.send.timeoutSeconds = 30
         expected.send.environment = ["SMS_GATEWAY": "https://sms.example", "RETRIES": "3"]

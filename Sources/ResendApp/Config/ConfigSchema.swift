@@ -4,8 +4,7 @@ import HALLinux
 import ResendCore
 
 extension DeviceConfig {
-    /// The file's `texts` keys (except `lockoutLabel`) and the `Texts` fields they set, in the
-    /// order of `Texts`.
+    /// The file's `texts` keys and the `Texts` fields they set, in the order of `Texts`.
     static var textKeys: [(key: String, field: WritableKeyPath<Texts, String>)] { [
         ("title", \.title),
         ("sendLabel", \.sendLabel),
@@ -16,6 +15,7 @@ extension DeviceConfig {
         ("failedTitle", \.failedTitle),
         ("stoppedTitle", \.stoppedTitle),
         ("stoppedLabel", \.stoppedLabel),
+        (lockoutLabelKey, \.lockoutLabel),
     ] }
     static let lockoutLabelKey = "lockoutLabel"
 
@@ -101,7 +101,6 @@ extension DeviceConfig {
         for (key, field) in textKeys {
             if let text = texts.string(key, what: "a text for the display") { config.texts[keyPath: field] = text }
         }
-        if let text = texts.string(lockoutLabelKey, what: "a text for the display") { config.lockoutLabel = text }
         texts.finish()
 
         let send = root.section("send")
@@ -335,15 +334,9 @@ extension DeviceConfig {
     /// it got wrong: that would only repeat the one mistake.
     static func checkTexts(_ config: DeviceConfig, geometryIsValid: Bool, romIsValid: Bool, reader: ConfigReader) {
         let columns = config.lcd.geometry.columns
-        var problems = config.texts.problems(columns: columns, maxSeconds: config.longestCooldownSeconds)
-        var lockout = Texts()
-        lockout.countdownLabel = config.lockoutLabel
-        for problem in lockout.problems(columns: columns, maxSeconds: config.policy.windowSeconds) where problem.field == "countdownLabel" {
-            var renamed = problem
-            renamed.field = lockoutLabelKey
-            problems.append(renamed)
-        }
-        let fields = textKeys.map { ($0.key, config.texts[keyPath: $0.field]) } + [(lockoutLabelKey, config.lockoutLabel)]
+        let problems = config.texts.problems(
+            columns: columns, maxSeconds: config.longestCooldownSeconds, maxLockoutSeconds: config.policy.windowSeconds)
+        let fields = textKeys.map { ($0.key, config.texts[keyPath: $0.field]) }
         for (key, text) in fields {
             let path: [JSONPathComponent] = [.key("texts"), .key(key)]
             if romIsValid, let message = romProblem(text, rom: config.lcd.rom) {

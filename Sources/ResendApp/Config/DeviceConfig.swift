@@ -15,12 +15,8 @@ public struct DeviceConfig: Hashable, Sendable {
     public var led = LED()
     public var lcd = LCD()
     public var cooldown = Cooldown()
-    /// `texts.*` except `texts.lockoutLabel`.
+    /// `texts.*`, `texts.lockoutLabel` included (shown while the resend policy locks sending out).
     public var texts = Texts()
-    /// `texts.lockoutLabel`: the label while the resend policy locks sending out; its one `{s}` is
-    /// the seconds until sending is allowed again. Kept beside `texts` because ResendCore's `Texts`
-    /// has no such field (yet).
-    public var lockoutLabel = DeviceConfig.defaultLockoutLabel
     public var send = Send()
     /// `stateFile`: where the cooldown deadline (and the policy's history) is persisted; an
     /// absolute path.
@@ -35,7 +31,6 @@ public struct DeviceConfig: Hashable, Sendable {
     /// "use the defaults"; a missing file given with `--config` is an error.
     public static let defaultPath = "/etc/resend-button/config.json5"
     public static let defaultStateFile = "/var/lib/resend-button/state.json"
-    public static let defaultLockoutLabel = "Wait ({s})"
 
     /// `button`: the push-button on a GPIO line.
     public struct Button: Hashable, Sendable {
