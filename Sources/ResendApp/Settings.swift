@@ -14,9 +14,28 @@ public struct BehaviourSettings: Sendable {
     public static let defaultDuration = 60
     public static let durationRange = 1...86_400
     public static let defaultDebounceMilliseconds = 20
-    public static let debounceRange = 0...1_000
+    /// A window of 0 would report every bounce: the debouncer needs at least 1 ms.
+    public static let debounceRange = 1...1_000
 
     public init() {}
+
+    /// The LCD sizes the button can use: at least two rows, one for the status and one for the
+    /// label (the driver also runs 8x1 modules, e.g. for `check --test-pattern`).
+    public static var geometries: [LCDGeometry] { LCDGeometry.supported.filter { $0.rows >= ScreenLayout.minimumRows } }
+
+    /// The geometry named by `text` ("16x2"), or why it cannot serve: the words that follow the
+    /// quoted text in a message ("is not a supported LCD size; use one of 16x2, 20x4, 40x2").
+    /// `quote` formats each allowed name (the CLI leaves them bare, the config file quotes them).
+    public static func geometry(parsing text: String, quote: (String) -> String = { $0 }) -> (geometry: LCDGeometry?, problem: String) {
+        let allowed = geometries.map { quote($0.name) }.joined(separator: ", ")
+        guard let geometry = LCDGeometry(parsing: text) else {
+            return (nil, "is not a supported LCD size; use one of \(allowed)")
+        }
+        guard geometries.contains(geometry) else {
+            return (nil, "has \(geometry.rows) row; the button needs \(ScreenLayout.minimumRows) (status and label): use one of \(allowed)")
+        }
+        return (geometry, "")
+    }
 
     public var controllerConfig: ControllerConfig {
         ControllerConfig(
@@ -32,7 +51,7 @@ public struct BehaviourSettings: Sendable {
     /// The flags every subcommand that drives the button accepts.
     public static let optionSpecs: [OptionSpec] = [
         OptionSpec("duration", value: "SECONDS", help: "cooldown after a press, whole seconds \(durationRange.lowerBound)-\(durationRange.upperBound) (default \(defaultDuration))"),
-        OptionSpec("geometry", value: "COLSxROWS", help: "LCD size: \(LCDGeometry.supported.map(\.name).joined(separator: ", ")) (default 16x2)"),
+        OptionSpec("geometry", value: "COLSxROWS", help: "LCD size: \(geometries.map(\.name).joined(separator: ", ")) (default 16x2)"),
         OptionSpec("debounce", value: "MS", help: "debounce window in milliseconds \(debounceRange.lowerBound)-\(debounceRange.upperBound) (default \(defaultDebounceMilliseconds))"),
         OptionSpec("debounce-mode", value: "MODE", help: "stable (a change counts once the line held still for the window; default) or prompt (first edge counts, then the line is ignored for the window)"),
         OptionSpec("title", value: "TEXT", help: "status line when ready (default \"\(Texts().title)\")"),
@@ -47,8 +66,9 @@ public struct BehaviourSettings: Sendable {
             durationSeconds = try parseInteger(text, option: "duration", range: Self.durationRange, unit: "whole seconds", command: command)
         }
         if let text = arguments.value("geometry") {
-            guard let geometry = LCDGeometry(parsing: text) else {
-                throw ExitError(.usage, "\(command): --geometry: '\(text)' is not a supported LCD size; use one of \(LCDGeometry.supported.map(\.name).joined(separator: ", "))")
+            let parsed = Self.geometry(parsing: text)
+            guard let geometry = parsed.geometry else {
+                throw ExitError(.usage, "\(command): --geometry: '\(text)' \(parsed.problem)")
             }
             self.geometry = geometry
         }

@@ -49,7 +49,7 @@ struct ConfigValidationTests {
         ("{lcd: {address: true}}",
          "lcd.address: expected \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F), got true"),
         // Geometry.
-        ("{lcd: {geometry: \"17x2\"}}", "lcd.geometry: \"17x2\" is not a supported LCD size; use one of \"8x1\", \"16x2\", \"20x4\", \"40x2\""),
+        ("{lcd: {geometry: \"17x2\"}}", "lcd.geometry: \"17x2\" is not a supported LCD size; use one of \"16x2\", \"20x4\", \"40x2\""),
         // Unknown keys: the closest known key at the right path, or the section it belongs in.
         ("{cooldown: {durtion: 60}}", "cooldown.durtion: unknown key; allowed in cooldown: seconds"),
         ("{cooldown: {secnds: 60}}", "cooldown.secnds: unknown key (did you mean 'seconds'?); allowed in cooldown: seconds"),
@@ -68,8 +68,8 @@ struct ConfigValidationTests {
         // Texts against the display's width and {s}.
         ("{texts: {countdownLabel: \"Please resend ({s})\"}}",
          "texts.countdownLabel: \"Please resend ({s})\" is 18 characters wide at 60 s (cooldown.seconds); the display has 16 columns (lcd.geometry \"16x2\")"),
-        ("{lcd: {geometry: \"8x1\"}, texts: {title: \"Verify\", sendLabel: \"Send\", sendingTitle: \"Sending\", sentTitle: \"Sent\", countdownLabel: \"Wait {s}\", resendLabel: \"Again\", failedTitle: \"Failed\", lockoutLabel: \"Lock {s}\"}}",
-         "texts.lockoutLabel: \"Lock {s}\" is 9 characters wide at 3600 s (policy.windowSeconds); the display has 8 columns (lcd.geometry \"8x1\")"),
+        ("{lcd: {geometry: \"8x1\"}}",
+         "lcd.geometry: \"8x1\" has 1 row; the button needs 2 (status and label): use one of \"16x2\", \"20x4\", \"40x2\""),
         ("{texts: {title: \"Verification code\"}}",
          "texts.title: \"Verification code\" is 17 characters wide; the display has 16 columns (lcd.geometry \"16x2\")"),
         ("{texts: {countdownLabel: \"Resend\"}}", "texts.countdownLabel: \"Resend\" needs exactly one {s} for the seconds, found 0"),
@@ -149,7 +149,7 @@ struct ConfigValidationTests {
     @Test("texts are not judged against a geometry or ROM the file got wrong: one mistake, one message")
     func noCascade() {
         #expect(configProblems("{lcd: {geometry: \"17x2\"}, texts: {title: \"A title far too long for any of them\"}}") == [
-            ": lcd.geometry: \"17x2\" is not a supported LCD size; use one of \"8x1\", \"16x2\", \"20x4\", \"40x2\"",
+            ": lcd.geometry: \"17x2\" is not a supported LCD size; use one of \"16x2\", \"20x4\", \"40x2\"",
         ])
         #expect(configProblems("{lcd: {rom: \"B00\"}, texts: {title: \"Grüße\"}}") == [
             ": lcd.rom: \"B00\" is not allowed; use one of \"A00\", \"A02\" (did you mean \"A00\"?)",

@@ -47,7 +47,7 @@ struct DeviceOptionsTests {
         FlagCase(arguments: ["--refresh", "0"], message: "run: --refresh: expected whole seconds (or off) from 1 to 86400, got '0'"),
         FlagCase(arguments: ["--log-format", "xml"], message: "run: --log-format: 'xml' is not a format; use plain or json"),
         FlagCase(arguments: ["--duration", "0"], message: "run: --duration: expected whole seconds from 1 to 86400, got '0'"),
-        FlagCase(arguments: ["--geometry", "17x2"], message: "run: --geometry: '17x2' is not a supported LCD size; use one of 8x1, 16x2, 20x4, 40x2"),
+        FlagCase(arguments: ["--geometry", "17x2"], message: "run: --geometry: '17x2' is not a supported LCD size; use one of 16x2, 20x4, 40x2"),
         FlagCase(arguments: ["--adress", "0x27"], message: "run: unknown option '--adress'; did you mean '--address'?"),
         FlagCase(arguments: ["--address"], message: "run: option '--address' needs a value (ADDR)"),
         FlagCase(arguments: ["--button-active-high=yes"], message: "run: option '--button-active-high' takes no value"),

@@ -66,13 +66,14 @@ extension DeviceConfig {
         if let address = lcd.value("address") {
             if let parsed = readAddress(address, at: lcd.keyPath("address"), reader: reader) { config.lcd.address = parsed }
         }
-        let supportedSizes = LCDGeometry.supported.map { quoted($0.name) }.joined(separator: ", ")
+        let supportedSizes = BehaviourSettings.geometries.map { quoted($0.name) }.joined(separator: ", ")
         var geometryIsValid = true
         if let text = lcd.string("geometry", what: "one of \(supportedSizes)") {
-            if let geometry = LCDGeometry(parsing: text) {
+            let parsed = BehaviourSettings.geometry(parsing: text, quote: quoted)
+            if let geometry = parsed.geometry {
                 config.lcd.geometry = geometry
             } else {
-                reader.report(lcd.keyPath("geometry"), "\(quoted(text)) is not a supported LCD size; use one of \(supportedSizes)")
+                reader.report(lcd.keyPath("geometry"), "\(quoted(text)) \(parsed.problem)")
                 geometryIsValid = false
             }
         } else if lcd.value("geometry") != nil {
