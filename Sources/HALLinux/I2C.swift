@@ -141,7 +141,9 @@ public struct LinuxI2CBus: I2CBus {
                 _ = try Syscall.run(operation) { Glibc.read(fd, &byte, 1) }
             }
             return true
-        } catch where error.kind == .noDevice {
+        } catch where error.kind == .noDevice || error.errno == ENODEV {
+            // On an open bus ENODEV is about the address, not the bus: i2c-stub (and some
+            // adapters) answer an absent device with it where i2c-bcm2835 says EREMOTEIO.
             return false
         }
     }

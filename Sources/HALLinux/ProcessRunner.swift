@@ -39,19 +39,24 @@ public final class ProcessRunner: CommandRunner {
         public var killGrace: TimeSpan
         /// Bytes of output kept per run.
         public var outputLimit: Int
+        /// Variables added to (or replacing in) the inherited environment, before the RESEND_*
+        /// ones, which always win.
+        public var environment: [String: String]
 
         /// SIGKILL follows SIGTERM after 2 s unless configured otherwise.
         public static let defaultKillGrace = TimeSpan.seconds(2)
         /// 4 KiB of output is kept per run: enough for an error message, bounded for the log.
         public static let defaultOutputLimit = 4096
 
-        public init(arguments: [String], timeout: TimeSpan, killGrace: TimeSpan = defaultKillGrace, outputLimit: Int = defaultOutputLimit) {
+        public init(arguments: [String], timeout: TimeSpan, killGrace: TimeSpan = defaultKillGrace, outputLimit: Int = defaultOutputLimit,
+                    environment: [String: String] = [:]) {
             precondition(!arguments.isEmpty, "ProcessRunner: the command needs at least a program")
             precondition(timeout > .zero && killGrace >= .zero && outputLimit >= 0, "ProcessRunner: invalid limits")
             self.arguments = arguments
             self.timeout = timeout
             self.killGrace = killGrace
             self.outputLimit = outputLimit
+            self.environment = environment
         }
     }
 
@@ -105,7 +110,7 @@ public final class ProcessRunner: CommandRunner {
         } catch {
             return failure("\(error.operation): \(describe(error))", error.errno)
         }
-        let environment = Self.environment(for: request)
+        let environment = Self.environment(for: request, extra: configuration.environment)
         let started = clock.now()
         var pid: Int32 = 0
         let program = configuration.arguments[0]
@@ -233,14 +238,16 @@ public final class ProcessRunner: CommandRunner {
         _ = kill(-pid, number)
     }
 
-    /// This program's environment with the RESEND_* variables set for `request`.
-    static func environment(for request: SendRequest) -> [String] {
-        let ours: [(String, String)] = [
+    /// This program's environment with `extra` (the configuration's `send.environment`, sorted by
+    /// name) and then the RESEND_* variables for `request` set over it.
+    static func environment(for request: SendRequest, extra: [String: String] = [:]) -> [String] {
+        let resend: [(String, String)] = [
             ("RESEND_ATTEMPT", String(request.attempt)),
             ("RESEND_COOLDOWN_SECONDS", String(request.cooldownSeconds)),
             ("RESEND_PRESS_TIME", iso8601(request.pressTime)),
             ("RESEND_PRESS_UNIX_MS", String(request.pressTime.millisecondsSinceEpoch)),
         ]
+        let ours = extra.filter { name, _ in !resend.contains { $0.0 == name } }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } + resend
         var result: [String] = []
         if var entry = Optional(environ) {
             while let pointer = entry.pointee {

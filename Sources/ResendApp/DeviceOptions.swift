@@ -125,7 +125,7 @@ public struct RunOptions: Sendable {
         OptionSpec("button-bias", value: "BIAS", help: "pull-up (default), pull-down, disabled (external resistor) or as-is"),
         OptionSpec("button-active-high", help: "the button connects the line to 3V3 (default: active-low, button to ground)"),
         OptionSpec("kernel-debounce", value: "MS", help: "let the kernel debounce too, \(kernelDebounceRange.lowerBound)-\(kernelDebounceRange.upperBound) ms (libgpiod v2 only)"),
-        OptionSpec("led", value: "LINE", help: "an LED's GPIO line, lit when a press is accepted (default: none)"),
+        OptionSpec("led", value: "LINE", help: "an LED's GPIO line, lit while the button is ready to send (default: none)"),
         OptionSpec("led-active-low", help: "the LED lights when the line is low"),
         OptionSpec("i2c-bus", value: "N", help: "the LCD's I2C bus /dev/i2c-N (default \(defaultI2CBus))"),
         OptionSpec("address", value: "ADDR", help: "the backpack's I2C address: auto (probe 0x20-0x27 and 0x38-0x3f; default) or 0xNN"),

@@ -118,6 +118,7 @@ struct I2CTests {
         (Syscall.Outcome.succeed(0xFF), Bool?.some(true)),
         (.fail(ENXIO), .some(false)),
         (.fail(EREMOTEIO), .some(false)),
+        (.fail(ENODEV), .some(false)),  // i2c-stub's answer for an absent address
         (.fail(EIO), nil),
         (.fail(ETIMEDOUT), nil),
     ])
