@@ -57,3 +57,8 @@ stub_bus() {
         fi
     done
 }
+
+# The "LCD" vanishes (transfers to it fail with ENODEV) and comes back, while programs keep
+# /dev/i2c-N open: our i2c-stub build has a writable chip_addr (vm/module/Makefile says why).
+lcd_vanish() { echo 0x08 > /sys/module/i2c_stub/parameters/chip_addr; }
+lcd_return() { echo "$LCD_ADDRESS" > /sys/module/i2c_stub/parameters/chip_addr; }
