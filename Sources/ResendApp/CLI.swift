@@ -58,6 +58,21 @@ public func runCommandLine(_ arguments: [String], console: Console, interactive:
                 try interactive(options)
             }
             return .ok
+        case "run":
+            let options = try RunOptions.parse(rest)
+            if options.help {
+                console.out(RunOptions.help)
+            } else {
+                try runDevice(options, console: console)
+            }
+            return .ok
+        case "check":
+            let options = try CheckOptions.parse(rest)
+            if options.help {
+                console.out(CheckOptions.help)
+                return .ok
+            }
+            return runCheck(options, console: console)
         case "--help", "-h", "help":
             console.out(topUsage)
             return .ok

@@ -30,30 +30,33 @@ public struct MockDevice<Clock: MonotonicClock, Wait: Delay> {
 
 /// Prints every change of the emulated screen and of the LED, one line each, with the virtual time
 /// since the start: `12.000 screen |Verification    |Resend (48)     |` and `60.000 led on`.
-/// With `events` it also prints the controller's events (`press accepted`, `press ignored 48s left`).
+/// With `events` it also prints the loop's events as `run` logs them (`EventLogger`, plain):
+/// `12.000 press ignored seconds_left=48`.
 public final class HeadlessPrinter: LoopObserver {
     private let emulator: HD44780Emulator
     private let led: RecordingLED
     private let start: Instant
-    private let events: Bool
     private let output: (String) -> Void
+    private let logger: EventLogger?
     private var lastScreen: [String]?
     private var lastLED: Bool?
 
-    public init(emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, output: @escaping (String) -> Void) {
+    /// - Parameter debouncer: a copy of the loop's debouncer (for `bounces suppressed`).
+    public init(emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, debouncer: Debouncer,
+                output: @escaping (String) -> Void) {
         self.emulator = emulator
         self.led = led
         self.start = start
-        self.events = events
         self.output = output
+        logger = events ? EventLogger(format: .plain, origin: start, debouncer: debouncer, output: output) : nil
     }
 
     public func record(_ event: LoopEvent, at now: Instant) {
-        guard events, let text = describe(event) else { return }
-        output(formatSeconds3(now - start) + " " + text)
+        logger?.record(event, at: now)
     }
 
     public func stepFinished(at now: Instant) {
+        logger?.stepFinished(at: now)
         let stamp = formatSeconds3(now - start)
         if let on = led.isOn, on != lastLED {
             lastLED = on
@@ -63,15 +66,6 @@ public final class HeadlessPrinter: LoopObserver {
         if screen != lastScreen {
             lastScreen = screen
             output(stamp + " screen |" + screen.joined(separator: "|") + "|")
-        }
-    }
-
-    private func describe(_ event: LoopEvent) -> String? {
-        switch event {
-        case .controller(let event): return describeControllerEvent(event)
-        case .display(let event): return describeDisplayEvent(event)
-        case .ledFailed(let error): return "led failed: \(error.operation)"
-        case .edge, .debounced, .led: return nil
         }
     }
 }
@@ -97,11 +91,13 @@ public func runHeadless(settings: BehaviourSettings, script: [ScriptItem], event
         }
     }
     inputs.sort { $0.time < $1.time }
-    let printer = HeadlessPrinter(emulator: device.emulator, led: device.led, start: start, events: events, output: output)
+    let debouncer = settings.makeDebouncer()
+    let printer = HeadlessPrinter(
+        emulator: device.emulator, led: device.led, start: start, events: events, debouncer: debouncer, output: output)
     var loop = EventLoop(
         source: VirtualEventSource(clock: clock, inputs: inputs), display: device.display, led: device.led,
         clock: clock, observer: printer,
-        controller: ResendController(config: settings.controllerConfig), debouncer: settings.makeDebouncer())
+        controller: ResendController(config: settings.controllerConfig), debouncer: debouncer)
     do throws(HALError) {
         try loop.run()
     } catch {

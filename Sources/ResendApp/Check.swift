@@ -1,0 +1,296 @@
+import CharacterLCD
+import HAL
+import HALLinux
+
+/// One line of `resend-button check`: OK, a NOTE that changes nothing, or a PROBLEM with the exit
+/// code it stands for (69 missing, 77 permission, 64 a flag the user must add).
+public struct CheckFinding: Hashable, Sendable {
+    public enum Status: Hashable, Sendable {
+        case ok
+        case note
+        case problem(ExitCode)
+    }
+
+    public var status: Status
+    public var text: String
+
+    public init(_ status: Status, _ text: String) {
+        self.status = status
+        self.text = text
+    }
+
+    public static func ok(_ text: String) -> CheckFinding { CheckFinding(.ok, text) }
+    public static func note(_ text: String) -> CheckFinding { CheckFinding(.note, text) }
+    public static func problem(_ code: ExitCode, _ text: String) -> CheckFinding { CheckFinding(.problem(code), text) }
+
+    /// "OK ...", "NOTE ..." or "PROBLEM ...".
+    public var line: String {
+        switch status {
+        case .ok: return "OK " + text
+        case .note: return "NOTE " + text
+        case .problem: return "PROBLEM " + text
+        }
+    }
+
+    public var code: ExitCode? {
+        if case .problem(let code) = status { return code }
+        return nil
+    }
+}
+
+/// What `check` found out about the machine; gathered by `CheckFacts.gather`, judged by the pure
+/// `checkFindings`.
+public struct CheckFacts: Sendable {
+    public var libgpiodVersion: String
+    public var libgpiodGeneration: Int
+    /// /dev/gpiochipN with this process's access to each.
+    public var gpioChipNodes: [DeviceNodeAccess]
+    /// The chips that could be read, and the errors of those that could not.
+    public var gpioScan: GPIOScan
+    public var i2cBuses: [I2CBusInfo]
+    /// Opening or scanning the chosen bus failed (nil when it was not tried: no such bus).
+    public var busError: HALError?
+    /// What answered on the chosen bus (nil when it could not be scanned).
+    public var scan: I2CScan?
+
+    public init(libgpiodVersion: String, libgpiodGeneration: Int, gpioChipNodes: [DeviceNodeAccess], gpioScan: GPIOScan,
+                i2cBuses: [I2CBusInfo], busError: HALError? = nil, scan: I2CScan? = nil) {
+        self.libgpiodVersion = libgpiodVersion
+        self.libgpiodGeneration = libgpiodGeneration
+        self.gpioChipNodes = gpioChipNodes
+        self.gpioScan = gpioScan
+        self.i2cBuses = i2cBuses
+        self.busError = busError
+        self.scan = scan
+    }
+
+    /// The addresses to probe: both backpack ranges, plus a fixed `--address` outside them.
+    public static func probeList(for address: AddressChoice) -> [I2CAddress] {
+        var list = PCF8574AddressRange.all
+        if case .fixed(let fixed) = address, !list.contains(fixed) { list.append(fixed) }
+        return list
+    }
+
+    /// Reads /dev and /sys, every GPIO chip's lines, and probes the chosen bus (one transaction
+    /// per address). Returns the bus when it could be opened, for the test pattern.
+    public static func gather(_ options: CheckOptions, deviceDirectory: String = "/dev", sysfs: String = "/sys") -> (facts: CheckFacts, bus: LinuxI2CBus?) {
+        let nodes = Discovery.deviceNodes(prefix: "gpiochip", in: deviceDirectory).map { Discovery.access(path: $0) }
+        var facts = CheckFacts(
+            libgpiodVersion: LibGPIOD.version, libgpiodGeneration: LibGPIOD.apiGeneration, gpioChipNodes: nodes,
+            gpioScan: GPIOScan.scan(deviceDirectory: deviceDirectory),
+            i2cBuses: Discovery.i2cBuses(sysfs: sysfs, deviceDirectory: deviceDirectory))
+        let path = "\(deviceDirectory)/i2c-\(options.i2cBus)"
+        guard facts.i2cBuses.contains(where: { $0.number == options.i2cBus && $0.node.exists }) else { return (facts, nil) }
+        do throws(HALError) {
+            var bus = try LinuxI2CBus(path: path)
+            facts.scan = try scanAddresses(probeList(for: options.address), on: &bus)
+            return (facts, bus)
+        } catch {
+            facts.busError = error
+            return (facts, nil)
+        }
+    }
+}
+
+/// Judges the facts: one finding per chip, line, bus and address question, and the LCD address to
+/// draw the test pattern on (the single backpack that answered, or the `--address` that answered).
+public func checkFindings(_ options: CheckOptions, _ facts: CheckFacts) -> (findings: [CheckFinding], lcd: I2CAddress?) {
+    var findings: [CheckFinding] = [.ok("libgpiod \(facts.libgpiodVersion) (API v\(facts.libgpiodGeneration))")]
+    findings += gpioFindings(options, facts)
+    let (i2c, lcd) = i2cFindings(options, facts)
+    findings += i2c
+    return (findings, lcd)
+}
+
+private func gpioFindings(_ options: CheckOptions, _ facts: CheckFacts) -> [CheckFinding] {
+    guard !facts.gpioChipNodes.isEmpty else {
+        return [.problem(.unavailable, Advice.noGPIOChip + "; on a Pi, /dev/gpiochip0 appears at boot")]
+    }
+    var findings: [CheckFinding] = []
+    for chip in facts.gpioScan.chips {
+        findings.append(.ok("GPIO chip \(chip.path): \(chip.summary)"))
+    }
+    for failure in facts.gpioScan.failures {
+        let node = facts.gpioChipNodes.first { failure.operation.hasSuffix($0.path) }
+        let advice = failure.kind == .permission ? accessAdvice(node) : "is the GPIO driver healthy? see dmesg"
+        findings.append(.problem(startupExitCode(for: failure.kind), "\(failure.operation): \(describe(failure)); \(advice)"))
+    }
+    findings.append(lineFinding(role: "button", options.button, facts))
+    if let led = options.led { findings.append(lineFinding(role: "LED", led, facts)) }
+    return findings
+}
+
+/// Where `spec` is and who holds it.
+private func lineFinding(role: String, _ spec: LineSpec, _ facts: CheckFacts) -> CheckFinding {
+    let chips = facts.gpioScan.chips
+    let subject = "\(role) \(spec.text)"
+    if chips.isEmpty {
+        let code = facts.gpioScan.failures.first.map { startupExitCode(for: $0.kind) } ?? .unavailable
+        return .problem(code, "\(subject): not checked, no GPIO chip could be read (see above)")
+    }
+    let found: (chip: GPIOChipInfo, line: GPIOLineInfo)?
+    switch spec {
+    case .named(let name):
+        found = chips.lazy.compactMap { chip in chip.lines.first { $0.name == name }.map { (chip, $0) } }.first
+        if found == nil {
+            let searched = chips.map(\.summary).joined(separator: ", ")
+            return .problem(.unavailable, "\(subject): no line of that name; searched \(searched); list the lines with gpioinfo and pass --\(role.lowercased()) with a name or gpiochipN:OFFSET")
+        }
+    case .chipOffset(let chipNumber, let offset):
+        let path = spec.location()!.chipPath
+        guard let chip = chips.first(where: { $0.path.hasSuffix("/gpiochip\(chipNumber)") }) else {
+            let present = chips.map(\.name).joined(separator: ", ")
+            return .problem(.unavailable, "\(subject): \(path) does not exist (chips: \(present))")
+        }
+        guard let line = chip.lines.first(where: { $0.offset == offset }) else {
+            return .problem(.unavailable, "\(subject): \(chip.name) has \(chip.lines.count) lines (offsets 0-\(max(chip.lines.count - 1, 0)))")
+        }
+        found = (chip, line)
+    }
+    let (chip, line) = found!
+    let place = "line \(line.offset) of \(chip.path) [\(chip.label)]" + (line.name.map { " named \($0)" } ?? "")
+    guard line.isUsed else { return .ok("\(subject): \(place), free") }
+    let holder = line.consumer.map { "\"\($0)\"" } ?? "a kernel driver or another program"
+    var advice = "stop the program holding it or choose another line"
+    if line.consumer == defaultConsumer { advice = "resend-button itself holds it: is the service running? (sudo systemctl stop resend-button)" }
+    return .problem(.unavailable, "\(subject): \(place) is held by \(holder); \(advice)")
+}
+
+private func i2cFindings(_ options: CheckOptions, _ facts: CheckFacts) -> ([CheckFinding], I2CAddress?) {
+    guard !facts.i2cBuses.isEmpty else {
+        return ([.problem(.unavailable, "no I2C bus (/dev/i2c-*): " + Advice.enableI2C)], nil)
+    }
+    var findings: [CheckFinding] = []
+    for bus in facts.i2cBuses {
+        let name = bus.adapterName.map { " [\($0)]" } ?? ""
+        if bus.node.exists {
+            findings.append(.ok("I2C bus \(bus.number): \(bus.node.path)\(name)"))
+        } else if bus.number == options.i2cBus {
+            findings.append(.problem(.unavailable, "I2C bus \(bus.number)\(name) has no \(bus.node.path): load i2c-dev (sudo modprobe i2c-dev, and add i2c-dev to /etc/modules)"))
+        } else {
+            findings.append(.note("I2C bus \(bus.number)\(name) has no \(bus.node.path) (i2c-dev not loaded)"))
+        }
+    }
+    guard let chosen = facts.i2cBuses.first(where: { $0.number == options.i2cBus }) else {
+        let present = facts.i2cBuses.map { String($0.number) }.joined(separator: ", ")
+        findings.append(.problem(.unavailable, "I2C bus \(options.i2cBus): \(LinuxI2CBus.devicePath(busNumber: options.i2cBus)) does not exist (buses: \(present)); pass --i2c-bus with the LCD's, or " + Advice.enableI2C))
+        return (findings, nil)
+    }
+    guard chosen.node.exists else { return (findings, nil) }
+    let path = chosen.node.path
+    if !chosen.node.accessible {
+        findings.append(.problem(.noPermission, "\(path) is not readable and writable by this user; \(accessAdvice(chosen.node))"))
+    }
+    if let error = facts.busError {
+        let advice = error.kind == .permission ? accessAdvice(chosen.node) : Advice.wiring
+        // The access line above already says it when the node is not accessible.
+        if chosen.node.accessible || error.kind != .permission {
+            findings.append(.problem(startupExitCode(for: error.kind), "\(error.operation): \(describe(error)); \(advice)"))
+        }
+    }
+    guard let scan = facts.scan else { return (findings, nil) }
+    for address in scan.claimed {
+        findings.append(.note("\(hexAddress(address.rawValue)) on \(path) is claimed by a kernel driver (i2cdetect shows UU)"))
+    }
+    let answered = scan.answered.map { hexAddress($0.rawValue) }.joined(separator: ", ")
+    switch options.address {
+    case .auto:
+        let backpacks = scan.answered.filter { PCF8574AddressRange.all.contains($0) }
+        switch backpacks.count {
+        case 0:
+            findings.append(.problem(.unavailable, "no device answered on \(path) at \(Advice.backpackRanges); \(Advice.wiring)"))
+            return (findings, nil)
+        case 1:
+            findings.append(.ok("\(hexAddress(backpacks[0].rawValue)) answers on \(path) (\(chipName(backpacks[0]))): run --address auto will use it"))
+            return (findings, backpacks[0])
+        default:
+            findings.append(.problem(.usage, "several devices answered on \(path): \(answered); pass --address with the LCD's (try --test-pattern --address \(hexAddress(backpacks[0].rawValue)))"))
+            return (findings, nil)
+        }
+    case .fixed(let address):
+        if scan.answered.contains(address) {
+            findings.append(.ok("\(hexAddress(address.rawValue)) answers on \(path) (\(chipName(address)))"))
+            return (findings, address)
+        }
+        let others = answered.isEmpty ? "nothing answered at \(Advice.backpackRanges) either" : "answered instead: \(answered)"
+        findings.append(.problem(.unavailable, "no device answered at \(hexAddress(address.rawValue)) on \(path); \(others); \(Advice.wiring)"))
+        return (findings, nil)
+    }
+}
+
+private func chipName(_ address: I2CAddress) -> String {
+    if PCF8574AddressRange.pcf8574.contains(address.rawValue) { return "PCF8574 range" }
+    if PCF8574AddressRange.pcf8574A.contains(address.rawValue) { return "PCF8574A range" }
+    return "not a PCF8574 address"
+}
+
+/// What to do about a device node this user cannot open, from its group and the user's standing.
+public func accessAdvice(_ node: DeviceNodeAccess?) -> String {
+    guard let node, let group = node.group else { return Advice.joinGroups }
+    if group.name == "root" {
+        return "\(node.path) belongs to group root: install the udev rules that give it to the gpio/i2c group (Raspberry Pi OS has them), or run as root"
+    }
+    if group.userIsListed && !group.processHasGroup {
+        return "you are in group \(group.name) but this login session is not yet: log out and in again (or reboot)"
+    }
+    return "add the user to group \(group.name): sudo usermod -aG \(group.name) $USER, then log in again"
+}
+
+/// The exit code of a list of findings: 0 when none is a problem, else the most basic (69, 77, 64).
+public func checkExitCode(_ findings: [CheckFinding]) -> ExitCode {
+    mostBasic(findings.compactMap(\.code)) ?? .ok
+}
+
+/// The text of the test pattern's second screen: the address, bus and geometry, one item per row,
+/// each cut to the width.
+public func testPatternLines(address: I2CAddress, bus: Int, geometry: LCDGeometry) -> [String] {
+    var lines = ["I2C \(hexAddress(address.rawValue)) bus \(bus)", "LCD \(geometry.name) OK"]
+    while lines.count < geometry.rows { lines.append("row \(lines.count + 1) of \(geometry.rows)") }
+    return lines.prefix(geometry.rows).map { line in
+        String(line.prefix(geometry.columns)) + String(repeating: " ", count: max(0, geometry.columns - line.count))
+    }
+}
+
+/// How long every cell stays dark before the text: long enough to judge the contrast.
+public let testPatternHold = TimeSpan.seconds(2)
+
+/// Initialises the LCD, darkens every cell (the A00 ROM's full block) for `testPatternHold`, then
+/// shows `testPatternLines`. Blocks for about 2.1 s.
+public func drawTestPattern<Bus: I2CBus, Wait: Delay>(bus: Bus, address: I2CAddress, busNumber: Int, geometry: LCDGeometry, delay: Wait) throws(HALError) {
+    var lcd = HD44780(port: PCF8574Backpack(bus: bus, address: address), delay: delay, geometry: geometry)
+    try lcd.initialize()
+    let rom = CharacterROM.a00
+    let block = rom.code(for: "█")!
+    try lcd.render(Array(repeating: Array(repeating: block, count: geometry.columns), count: geometry.rows))
+    lcd.delay.delay(testPatternHold)
+    let questionMark = rom.code(for: "?")!
+    try lcd.render(testPatternLines(address: address, bus: busNumber, geometry: geometry).map { line in
+        line.unicodeScalars.map { rom.code(for: $0) ?? questionMark }
+    })
+}
+
+/// `resend-button check`: prints one line per finding on `console.out`, then a summary, and
+/// returns the exit code.
+public func runCheck(_ options: CheckOptions, console: Console) -> ExitCode {
+    let (facts, bus) = CheckFacts.gather(options)
+    var (findings, lcd) = checkFindings(options, facts)
+    if options.testPattern {
+        if let lcd, let bus {
+            do throws(HALError) {
+                try drawTestPattern(bus: bus, address: lcd, busNumber: options.i2cBus, geometry: options.geometry, delay: SleepDelay())
+                findings.append(.ok("test pattern drawn at \(hexAddress(lcd.rawValue)) (\(options.geometry.name)): every cell dark, then the address and size; nothing visible? turn the contrast potentiometer on the backpack; garbled? check --geometry"))
+            } catch {
+                findings.append(.problem(startupExitCode(for: error.kind), "test pattern: \(error.operation): \(describe(error)); \(Advice.wiring)"))
+            }
+        } else {
+            findings.append(.note("test pattern not drawn: no single LCD address (see above)"))
+        }
+    } else if lcd != nil {
+        findings.append(.note("add --test-pattern to draw on the LCD"))
+    }
+    for finding in findings { console.out(finding.line) }
+    let code = checkExitCode(findings)
+    let problems = findings.filter { $0.code != nil }.count
+    console.out(problems == 0 ? "check: all OK" : "check: \(problems) problem\(problems == 1 ? "" : "s"); exit \(code.rawValue)")
+    return code
+}

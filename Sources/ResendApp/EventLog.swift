@@ -1,0 +1,240 @@
+import HAL
+import HALLinux
+import ResendCore
+
+/// A value in a log line: integers print bare, strings are quoted when they need it (plain) or
+/// always (JSON).
+public enum LogValue: Hashable, Sendable {
+    case int(Int64)
+    case string(String)
+}
+
+/// One event for the log: its words (`press accepted`) and its fields, in order.
+///
+/// The plain line is `<seconds, 3 decimals> <words> [key=value ...]`; the JSON line is one object
+/// `{"t":<seconds>,"event":"<words joined by _>",<key>:<value>,...}` with the same content.
+public struct LogRecord: Hashable, Sendable {
+    /// Lower-case words separated by single spaces: "display offline".
+    public var event: String
+    public var fields: [LogField]
+
+    public init(_ event: String, _ fields: [LogField] = []) {
+        self.event = event
+        self.fields = fields
+    }
+}
+
+/// A key (lower-case, underscores) and its value.
+public struct LogField: Hashable, Sendable {
+    public var key: String
+    public var value: LogValue
+
+    public init(_ key: String, _ value: LogValue) {
+        self.key = key
+        self.value = value
+    }
+
+    public static func int(_ key: String, _ value: Int) -> LogField { LogField(key, .int(Int64(value))) }
+    public static func int(_ key: String, _ value: UInt64) -> LogField { LogField(key, .int(Int64(clamping: value))) }
+    public static func string(_ key: String, _ value: String) -> LogField { LogField(key, .string(value)) }
+}
+
+/// `--log-format`: plain text for journald (default) or one JSON object per line for machines.
+public enum LogFormat: String, Hashable, Sendable, CaseIterable {
+    case plain
+    case json
+
+    /// The line for `record` at `seconds` (monotonic seconds, printed with exactly 3 decimals).
+    /// Never contains a line break: control characters in values are escaped.
+    public func line(_ record: LogRecord, seconds: TimeSpan) -> String {
+        switch self {
+        case .plain:
+            var line = formatSeconds3(seconds) + " " + record.event
+            for field in record.fields {
+                line += " " + field.key + "=" + plainValue(field.value)
+            }
+            return line
+        case .json:
+            var line = "{\"t\":" + formatSeconds3(seconds) + ",\"event\":" + jsonString(record.event.replacing(" ", with: "_"))
+            for field in record.fields {
+                line += "," + jsonString(field.key) + ":" + jsonValue(field.value)
+            }
+            return line + "}"
+        }
+    }
+}
+
+/// A plain value: integers bare, strings bare when they are a non-empty run of characters without
+/// spaces, quotes, `=`, backslashes or control characters, else quoted with those escaped.
+func plainValue(_ value: LogValue) -> String {
+    switch value {
+    case .int(let number):
+        return String(number)
+    case .string(let text):
+        let needsQuotes = text.isEmpty || text.unicodeScalars.contains { scalar in
+            scalar == " " || scalar == "\"" || scalar == "=" || scalar == "\\" || isControl(scalar)
+        }
+        return needsQuotes ? jsonString(text) : text
+    }
+}
+
+func jsonValue(_ value: LogValue) -> String {
+    switch value {
+    case .int(let number): return String(number)
+    case .string(let text): return jsonString(text)
+    }
+}
+
+/// `text` as a JSON string literal (RFC 8259): quotes, backslashes and control characters escaped;
+/// everything else, non-ASCII included, as is (the line is UTF-8).
+public func jsonString(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": result += "\\\""
+        case "\\": result += "\\\\"
+        case "\n": result += "\\n"
+        case "\r": result += "\\r"
+        case "\t": result += "\\t"
+        case "\u{08}": result += "\\b"
+        case "\u{0C}": result += "\\f"
+        default:
+            if isControl(scalar) {
+                let digits = String(scalar.value, radix: 16, uppercase: false)
+                result += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return result + "\""
+}
+
+/// C0 controls, DEL and the C1 controls: never raw in a log line.
+private func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+}
+
+/// The log record of a loop event at `now`; nil for events not worth a line (raw edges, debounced
+/// levels, LED changes).
+public func logRecord(for event: LoopEvent, at now: Instant) -> LogRecord? {
+    switch event {
+    case .controller(let event):
+        switch event {
+        case .pressAccepted:
+            return LogRecord("press accepted")
+        case .pressIgnored(_, let secondsLeft):
+            return LogRecord("press ignored", [.int("seconds_left", secondsLeft)])
+        case .countdownStarted(let until):
+            return LogRecord("countdown started", [.int("seconds", wholeSecondsRoundedUp(until - now))])
+        case .countdownFinished:
+            return LogRecord("countdown finished")
+        case .sendTimedOut:
+            return LogRecord("send timed out")
+        case .stopped:
+            return LogRecord("stopped")
+        }
+    case .display(let event):
+        switch event {
+        case .offline(let error):
+            return LogRecord("display offline", [.string("op", error.operation), .string("error", describe(error))])
+        case .online:
+            return LogRecord("display online")
+        case .refreshed:
+            return LogRecord("display refreshed")
+        }
+    case .ledFailed(let error):
+        return LogRecord("led failed", [.string("op", error.operation), .string("error", describe(error))])
+    case .edge, .debounced, .led:
+        return nil
+    }
+}
+
+/// Seconds in `span`, rounded up (the countdown's own rounding), never negative.
+private func wholeSecondsRoundedUp(_ span: TimeSpan) -> Int {
+    let second = TimeSpan.seconds(1).nanoseconds
+    guard span.nanoseconds > 0 else { return 0 }
+    return Int((span.nanoseconds + second - 1) / second)
+}
+
+/// Writes one log line per event (`LogFormat`) through `output`; the loop's observer on a device
+/// and, with `--events`, inside the headless simulator.
+///
+/// Times are the loop's `now` on the monotonic clock, less `origin` (the device logs absolute
+/// CLOCK_MONOTONIC seconds, the simulator seconds since its start). Besides the loop's events it
+/// logs, when a press is accepted, the edges the debouncer suppressed since the last such line
+/// (`bounces suppressed count=N`), and after each step the edges the kernel dropped
+/// (`dropped edge events count=N`, from `droppedEdgeEvents`). A display outage is logged once: a
+/// repeated offline report without an online in between is not logged again.
+public final class EventLogger: LoopObserver {
+    public let format: LogFormat
+    public let origin: Instant
+    private let output: (String) -> Void
+    private let droppedEdgeEvents: () -> UInt64
+    /// A twin of the loop's debouncer, fed the same edges at the same instants, so its
+    /// `suppressedEdges` is the loop debouncer's (the loop does not expose its own to observers).
+    private var twin: Debouncer
+    /// Changes the twin's `feed` returned that the loop has not reported yet.
+    private var changesFromFeed = 0
+    /// The twin already made this step's `advance(to: now)`.
+    private var advancedThisStep = false
+    private var reportedBounces = 0
+    private var reportedDrops: UInt64 = 0
+    private var displayOffline = false
+
+    /// - Parameters:
+    ///   - debouncer: a copy of the loop's debouncer as the loop starts with it.
+    ///   - droppedEdgeEvents: the running count of edges the kernel dropped (`GPIOButton`).
+    public init(format: LogFormat, origin: Instant = .origin, debouncer: Debouncer,
+                droppedEdgeEvents: @escaping () -> UInt64 = { 0 }, output: @escaping (String) -> Void) {
+        self.format = format
+        self.origin = origin
+        self.twin = debouncer
+        self.droppedEdgeEvents = droppedEdgeEvents
+        self.output = output
+    }
+
+    /// Logs `record` at `now`.
+    public func log(_ record: LogRecord, at now: Instant) {
+        output(format.line(record, seconds: now - origin))
+    }
+
+    public func record(_ event: LoopEvent, at now: Instant) {
+        switch event {
+        case .edge(let edge):
+            if twin.feed(edge) != nil { changesFromFeed += 1 }
+        case .debounced:
+            // The loop's change came from its `feed` (the twin's returned it too) or from the
+            // step's one `advance(to: now)`, which the twin must make now, before the press is logged.
+            if changesFromFeed > 0 {
+                changesFromFeed -= 1
+            } else {
+                _ = twin.advance(to: now)
+                advancedThisStep = true
+            }
+        case .display(.offline):
+            if displayOffline { return }
+            displayOffline = true
+        case .display(.online), .display(.refreshed):
+            displayOffline = false
+        default:
+            break
+        }
+        if let record = logRecord(for: event, at: now) { log(record, at: now) }
+        if case .controller(.pressAccepted) = event, twin.suppressedEdges > reportedBounces {
+            log(LogRecord("bounces suppressed", [.int("count", twin.suppressedEdges - reportedBounces)]), at: now)
+            reportedBounces = twin.suppressedEdges
+        }
+    }
+
+    public func stepFinished(at now: Instant) {
+        // Each step of the loop feeds its edges, then calls `advance(to: now)` once: so does the twin.
+        if !advancedThisStep { _ = twin.advance(to: now) }
+        advancedThisStep = false
+        let dropped = droppedEdgeEvents()
+        if dropped > reportedDrops {
+            log(LogRecord("dropped edge events", [.int("count", dropped - reportedDrops)]), at: now)
+            reportedDrops = dropped
+        }
+    }
+}

@@ -1,2 +1,0 @@
-// Placeholder until the target gets its first source file.
-enum ResendAppPlaceholder {}

@@ -1,0 +1,158 @@
+import CharacterLCD
+import HAL
+import HALLinux
+import ResendCore
+
+/// The LED line when one is fitted, nothing otherwise (one type for the event loop either way).
+public struct LEDLine: OutputLine {
+    public let output: GPIOOutput?
+
+    public init(_ output: GPIOOutput?) { self.output = output }
+
+    public mutating func set(_ active: Bool) throws(HALError) {
+        try output?.set(active)
+    }
+}
+
+/// The hardware `run` acquired: the lines are released when the last reference goes.
+struct AcquiredHardware {
+    var button: GPIOButton
+    var led: GPIOOutput?
+    var bus: LinuxI2CBus
+    var address: I2CAddress
+}
+
+/// `resend-button run`: acquires the button (and LED) lines and the LCD's bus, then runs the event
+/// loop on the monotonic clock until SIGINT or SIGTERM; then the LCD shows the stopped screen, the
+/// lines are released and the function returns (exit 0). One log line per event goes to
+/// `console.err`. Start-up failures throw one line per problem with a sysexits code.
+public func runDevice(_ options: RunOptions, console: Console) throws(ExitError) {
+    let hardware = try acquireHardware(options, facts: StartupFacts.gather())
+    let settings = options.settings
+    let clock = SystemClock()
+    let source: LinuxEventSource
+    do throws(HALError) {
+        source = try LinuxEventSource(button: hardware.button)
+    } catch {
+        throw ExitError(.software, "run: cannot set up the event loop: \(error.operation): \(describe(error))")
+    }
+    // A button held at start-up is pressed already: its release is not a bounce, and it is no press.
+    let initiallyPressed = (try? hardware.button.isPressed()) ?? false
+    let debouncer = Debouncer(
+        window: .milliseconds(Int64(settings.debounceMilliseconds)), mode: settings.debounceMode, pressed: initiallyPressed)
+    let button = hardware.button
+    let logger = EventLogger(
+        format: options.logFormat, debouncer: debouncer, droppedEdgeEvents: { button.droppedEvents }, output: console.err)
+    logger.log(
+        startedRecord(options, button: hardware.button.line, led: hardware.led?.line, busPath: hardware.bus.path,
+                      writes: hardware.bus.supportsMultiByteWrite, address: hardware.address),
+        at: clock.now())
+
+    let backpack = PCF8574Backpack(bus: hardware.bus, address: hardware.address)
+    var display = LCDDisplay(
+        lcd: HD44780(port: backpack, delay: SleepDelay(), geometry: settings.geometry), rom: .a00,
+        refreshInterval: options.refreshSeconds.map { .seconds(Int64($0)) })
+    do throws(HALError) {
+        try display.start(now: clock.now())
+    } catch {
+        // It answered the probe a moment ago: keep going, the display heals when it answers again.
+        logger.record(.display(.offline(error)), at: clock.now())
+    }
+    var loop = EventLoop(
+        source: source, display: display, led: LEDLine(hardware.led), clock: clock, observer: logger,
+        controller: ResendController(config: settings.controllerConfig), debouncer: debouncer)
+    do throws(HALError) {
+        try loop.run()
+    } catch {
+        throw ExitError(.ioError, "run: waiting for events failed: \(error.operation): \(describe(error))")
+    }
+}
+
+/// Finds and requests the lines, opens the bus and settles the address. Tries every part even when
+/// an earlier one failed, so one run names everything that is missing.
+func acquireHardware(_ options: RunOptions, facts: StartupFacts) throws(ExitError) -> AcquiredHardware {
+    var failures: [ExitError] = []
+
+    var button: GPIOButton?
+    do throws(HALError) {
+        let configuration = GPIOButton.Configuration(
+            bias: options.buttonBias, activeLow: !options.buttonActiveHigh,
+            kernelDebounce: options.kernelDebounceMilliseconds.map { .milliseconds(Int64($0)) })
+        button = try GPIOButton(line: try locate(options.button), configuration: configuration)
+    } catch {
+        failures.append(startupFailure(error, resource: .button(options.button), facts: facts))
+    }
+
+    var led: GPIOOutput?
+    // Without any GPIO chip the LED would only repeat the button's message.
+    if let spec = options.led, facts.gpioChipCount > 0 {
+        do throws(HALError) {
+            led = try GPIOOutput(line: try locate(spec), activeLow: options.ledActiveLow, initiallyActive: false)
+        } catch {
+            failures.append(startupFailure(error, resource: .led(spec), facts: facts))
+        }
+    }
+
+    var bus: LinuxI2CBus?
+    var address: I2CAddress?
+    do throws(HALError) {
+        var opened = try LinuxI2CBus(busNumber: options.i2cBus)
+        switch options.address {
+        case .auto:
+            switch resolveProbedAddress(try probeBackpackAddress(on: &opened), bus: options.i2cBus) {
+            case .success(let found): address = found
+            case .failure(let failure): failures.append(failure)
+            }
+        case .fixed(let fixed):
+            if try opened.probe(fixed) {
+                address = fixed
+            } else {
+                let others = try scanAddresses(PCF8574AddressRange.all, on: &opened).answered
+                failures.append(fixedAddressMissing(fixed, bus: options.i2cBus, others: others))
+            }
+        }
+        bus = opened
+    } catch {
+        failures.append(startupFailure(error, resource: .i2cBus(options.i2cBus), facts: facts))
+    }
+
+    if let failure = combine(failures) { throw failure }
+    guard let button, let bus, let address else {
+        preconditionFailure("acquireHardware: no failure reported, yet a part is missing")
+    }
+    return AcquiredHardware(button: button, led: led, bus: bus, address: address)
+}
+
+/// The line's chip and offset: a name is looked up on every chip, chip:offset is taken as given.
+func locate(_ spec: LineSpec) throws(HALError) -> GPIOLineLocation {
+    switch spec {
+    case .named(let name):
+        return try findLine(named: name)
+    case .chipOffset:
+        return spec.location()!
+    }
+}
+
+/// The `started` line: the configuration in force.
+public func startedRecord(_ options: RunOptions, button: GPIOLineLocation, led: GPIOLineLocation?, busPath: String,
+                          writes batched: Bool, address: I2CAddress) -> LogRecord {
+    let settings = options.settings
+    return LogRecord("started", [
+        .string("version", programVersion),
+        .string("libgpiod", LibGPIOD.version),
+        .string("button", button.description),
+        .string("bias", options.biasName),
+        .string("active", options.buttonActiveHigh ? "high" : "low"),
+        .string("kernel_debounce_ms", options.kernelDebounceMilliseconds.map(String.init) ?? "off"),
+        .string("led", led.map { $0.description + (options.ledActiveLow ? " active-low" : "") } ?? "none"),
+        .string("i2c", busPath),
+        .string("i2c_writes", batched ? "batched" : "smbus-byte"),
+        .string("address", hexAddress(address.rawValue)),
+        .string("geometry", settings.geometry.name),
+        .int("duration", settings.durationSeconds),
+        .int("debounce_ms", settings.debounceMilliseconds),
+        .string("debounce_mode", settings.debounceMode == .stable ? "stable" : "prompt"),
+        .string("refresh", options.refreshSeconds.map { "\($0)s" } ?? "off"),
+        .string("log_format", options.logFormat.rawValue),
+    ])
+}

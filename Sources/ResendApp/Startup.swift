@@ -1,0 +1,142 @@
+import HAL
+import HALLinux
+
+/// What `run` was acquiring when a start-up step failed; names the thing in the message.
+public enum StartupResource: Hashable, Sendable {
+    /// The button's line, as the user gave it.
+    case button(LineSpec)
+    case led(LineSpec)
+    /// /dev/i2c-N
+    case i2cBus(Int)
+    /// The backpack at an address on a bus.
+    case lcd(I2CAddress, bus: Int)
+
+    var name: String {
+        switch self {
+        case .button(let line): return "button \(line.text)"
+        case .led(let line): return "LED \(line.text)"
+        case .i2cBus(let number): return "I2C bus \(number)"
+        case .lcd(let address, let bus): return "LCD at \(hexAddress(address.rawValue)) on \(LinuxI2CBus.devicePath(busNumber: bus))"
+        }
+    }
+
+    var isGPIO: Bool {
+        switch self {
+        case .button, .led: return true
+        case .i2cBus, .lcd: return false
+        }
+    }
+}
+
+/// Facts about the machine that make a start-up message say the right thing.
+public struct StartupFacts: Hashable, Sendable {
+    /// /dev/gpiochipN nodes present.
+    public var gpioChipCount: Int
+    /// N of every /dev/i2c-N present.
+    public var i2cBusNumbers: [Int]
+
+    public init(gpioChipCount: Int, i2cBusNumbers: [Int]) {
+        self.gpioChipCount = gpioChipCount
+        self.i2cBusNumbers = i2cBusNumbers
+    }
+
+    /// Reads /dev (no device is opened).
+    public static func gather(deviceDirectory: String = "/dev") -> StartupFacts {
+        StartupFacts(
+            gpioChipCount: Discovery.deviceNodes(prefix: "gpiochip", in: deviceDirectory).count,
+            i2cBusNumbers: Discovery.deviceNodes(prefix: "i2c-", in: deviceDirectory).compactMap { Int($0.split(separator: "-").last ?? "") })
+    }
+}
+
+/// What to do, shared by `run` and `check`.
+public enum Advice {
+    public static let enableI2C = "enable I2C: add dtparam=i2c_arm=on to /boot/firmware/config.txt (or raspi-config: Interface Options, I2C) and reboot"
+    public static let noGPIOChip = "no GPIO chip (/dev/gpiochip*): this is not a Raspberry Pi, or the kernel lacks GPIO character device support (CONFIG_GPIO_CDEV)"
+    public static let joinGroups = "add the user to the gpio/i2c group: sudo usermod -aG gpio,i2c $USER, then log in again"
+    public static let wiring = "check the wiring (SDA to GPIO2, SCL to GPIO3, VCC to 5 V, GND) and the address jumpers; 'resend-button check' lists what answers"
+    public static let backpackRanges = "0x20-0x27 (PCF8574) and 0x38-0x3f (PCF8574A)"
+}
+
+/// The exit code a start-up failure of `kind` gets (sysexits): missing hardware 69, permission 77,
+/// a line held by another program 69, a bus that misbehaves 74.
+public func startupExitCode(for kind: HALError.Kind) -> ExitCode {
+    switch kind {
+    case .notFound, .noDevice, .busy, .unsupported: return .unavailable
+    case .permission: return .noPermission
+    case .timeout, .io: return .ioError
+    case .invalidArgument: return .usage
+    case .injected: return .software
+    }
+}
+
+/// One line for a failed start-up step: the thing, the failed operation, the errno's meaning
+/// (`describe`) and what to do; with the exit code for the error's kind.
+public func startupFailure(_ error: HALError, resource: StartupResource, facts: StartupFacts, command: String = "run") -> ExitError {
+    let advice: String
+    switch (error.kind, resource) {
+    case (.permission, _):
+        advice = Advice.joinGroups
+    case (.notFound, .i2cBus(let number)):
+        if facts.i2cBusNumbers.isEmpty {
+            advice = "no I2C bus exists: " + Advice.enableI2C
+        } else {
+            let present = facts.i2cBusNumbers.map(String.init).joined(separator: ", ")
+            advice = "buses present: \(present); pass --i2c-bus with the LCD's, or for bus \(number) " + Advice.enableI2C
+        }
+    case (.notFound, .button), (.notFound, .led):
+        advice = facts.gpioChipCount == 0
+            ? Advice.noGPIOChip
+            : "list the lines with gpioinfo and pass a line name like GPIO17 or gpiochipN:OFFSET"
+    case (.noDevice, _), (.timeout, _), (.io, _):
+        advice = Advice.wiring
+    case (.busy, _):
+        advice = "stop the program holding the line (gpioinfo names the consumer) or choose another line"
+    case (.unsupported, .i2cBus), (.unsupported, .lcd):
+        advice = "this I2C adapter cannot talk to a PCF8574; use the Pi's I2C bus (dtparam=i2c_arm=on, bus 1)"
+    case (.unsupported, _):
+        advice = "this GPIO chip or kernel cannot do it; leave out the option that needs it"
+    case (.notFound, .lcd), (.invalidArgument, _), (.injected, _):
+        advice = "this is a bug if it persists; please report it"
+    }
+    return ExitError(startupExitCode(for: error.kind), "\(command): \(resource.name): \(error.operation): \(describe(error)); \(advice)")
+}
+
+/// The address to use after an `auto` probe of the backpack ranges on /dev/i2c-`bus`: the single
+/// responder; none is 69 naming the ranges probed, several is 64 listing them (pass --address).
+public func resolveProbedAddress(_ result: ProbeResult, bus: Int, command: String = "run") -> Result<I2CAddress, ExitError> {
+    let path = LinuxI2CBus.devicePath(busNumber: bus)
+    switch result {
+    case .single(let address):
+        return .success(address)
+    case .none:
+        return .failure(ExitError(.unavailable, "\(command): no LCD backpack answered on \(path): probed \(Advice.backpackRanges); \(Advice.wiring)"))
+    case .several(let addresses):
+        let list = addresses.map { hexAddress($0.rawValue) }.joined(separator: ", ")
+        return .failure(ExitError(.usage, "\(command): several devices answered on \(path) in the backpack ranges: \(list); pass --address with the LCD's (e.g. --address \(hexAddress(addresses[0].rawValue)))"))
+    }
+}
+
+/// The failure when a fixed `--address` did not answer; `others` are the backpack-range addresses
+/// that did.
+public func fixedAddressMissing(_ address: I2CAddress, bus: Int, others: [I2CAddress], command: String = "run") -> ExitError {
+    let path = LinuxI2CBus.devicePath(busNumber: bus)
+    let answered = others.isEmpty
+        ? "nothing answered in \(Advice.backpackRanges) either"
+        : "answered instead: " + others.map { hexAddress($0.rawValue) }.joined(separator: ", ") + " (pass that --address, or auto)"
+    return ExitError(.unavailable, "\(command): no device answered at \(hexAddress(address.rawValue)) on \(path); \(answered); \(Advice.wiring)")
+}
+
+/// Several failures at once (e.g. neither GPIO nor I2C exists): one line each, and the exit code
+/// of the most basic (`mostBasic`).
+public func combine(_ failures: [ExitError]) -> ExitError? {
+    guard let code = mostBasic(failures.map(\.code)) else { return nil }
+    return ExitError(code, failures.map(\.message).joined(separator: "\n"))
+}
+
+/// The code to exit with when several things are wrong: missing hardware (69) first, then
+/// permission (77), then an ambiguity the user must settle with a flag (64), then the rest.
+/// Nil for no codes.
+public func mostBasic(_ codes: [ExitCode]) -> ExitCode? {
+    let order: [ExitCode] = [.unavailable, .noPermission, .usage, .config, .ioError, .software, .failure]
+    return order.first { codes.contains($0) } ?? codes.first
+}
