@@ -10,6 +10,9 @@
 
 SIM_CONFIG=/sys/kernel/config/gpio-sim/vmtest
 LCD_ADDRESS=0x27
+# Where the stub's chip goes while the "LCD" is away: the lowest 7-bit address, outside the
+# backpack ranges (0x20-0x27, 0x38-0x3f) that programs probe.
+LCD_AWAY_ADDRESS=0x08
 BUTTON_OFFSET=0
 LED_OFFSET=1
 
@@ -58,7 +61,34 @@ stub_bus() {
     done
 }
 
-# The "LCD" vanishes (transfers to it fail with ENODEV) and comes back, while programs keep
+# The "LCD" vanishes (transfers to 0x27 fail with ENODEV) and comes back, while programs keep
 # /dev/i2c-N open: our i2c-stub build has a writable chip_addr (vm/module/Makefile says why).
-lcd_vanish() { echo 0x08 > /sys/module/i2c_stub/parameters/chip_addr; }
+# While away, the same stub chip (registers, pointer) answers at LCD_AWAY_ADDRESS.
+lcd_vanish() { echo "$LCD_AWAY_ADDRESS" > /sys/module/i2c_stub/parameters/chip_addr; }
 lcd_return() { echo "$LCD_ADDRESS" > /sys/module/i2c_stub/parameters/chip_addr; }
+# The stub's memory as a witness of the last byte a program sent. i2c-stub keeps 256 registers
+# and a register pointer per chip: an SMBus send-byte (the SMBus path's one write per expander
+# byte) sets the pointer to the byte, a receive-byte returns the register the pointer names (and
+# advances it). With every register holding its own number, a receive-byte returns the last byte
+# sent. The i2c-tools binaries are named by path: busybox's sh runs its own i2c applets (which
+# parse numbers as hex) in preference to the PATH.
+I2CSET=/usr/sbin/i2cset
+I2CGET=/usr/sbin/i2cget
+
+# stub_fill_identity ADDRESS: register k := k, 32 registers per I2C-block write.
+stub_fill_identity() {
+    bus=$(stub_bus)
+    base=0
+    while [ $base -lt 256 ]; do
+        values=""
+        i=0
+        while [ $i -lt 32 ]; do values="$values $((base + i))"; i=$((i + 1)); done
+        # shellcheck disable=SC2086 # the values are separate arguments
+        $I2CSET -y "$bus" "$1" $base $values i || return 1
+        base=$((base + 32))
+    done
+}
+# stub_send ADDRESS BYTE: one SMBus send-byte.
+stub_send() { $I2CSET -y "$(stub_bus)" "$1" "$2"; }
+# stub_receive ADDRESS: one SMBus receive-byte, printed as 0xNN.
+stub_receive() { $I2CGET -y "$(stub_bus)" "$1"; }

@@ -194,13 +194,20 @@ scenario_3() {
     echo "$(now) LCD gone"
     # The next second's repaint fails: the display goes offline.
     wait_until 3 has "$log" "display offline"
-    sleep 1
+    # While it is away, make the stub's memory a witness of the next byte the program sends
+    # (hardware.sh): the marker has the backlight bit clear, every byte the program sends has it set.
+    marker=0xf4
+    stub_fill_identity "$LCD_AWAY_ADDRESS" && stub_send "$LCD_AWAY_ADDRESS" "$marker"
+    witness_before=$(stub_receive "$LCD_AWAY_ADDRESS")
+    stub_send "$LCD_AWAY_ADDRESS" "$marker"
+    sleep 0.8
     alive_while_gone=no
     running "$RUN_PID" && alive_while_gone=yes
     lcd_return
     echo "$(now) LCD back"
     wait_until 8 has "$log" "countdown finished"
     wait_until 6 has "$log" "display online"
+    last_byte=$(stub_receive "$LCD_ADDRESS")
     alive_after=no
     running "$RUN_PID" && alive_after=yes
     stop_run
@@ -210,6 +217,7 @@ scenario_3() {
     offline=$(stamp "$log" "display offline")
     online=$(stamp "$log" "display online")
     echo "countdown started -> finished: $(difference "$started" "$finished") s; offline at $offline, online at $online"
+    echo "stub witness: $witness_before while away (the marker $marker), last byte sent after the return: $last_byte"
     if [ "$alive_while_gone" != yes ] || [ "$alive_after" != yes ]; then
         fail 3 "run did not keep running (while gone: $alive_while_gone, after: $alive_after)"
     elif [ -z "$offline" ]; then
@@ -218,12 +226,16 @@ scenario_3() {
         fail 3 "no 'display online' in the log after the LCD came back"
     elif ! awk -v a="$offline" -v b="$online" 'BEGIN { exit !(a < b) }'; then
         fail 3 "'display online' ($online) is not after 'display offline' ($offline)"
+    elif [ "$witness_before" != "$marker" ]; then
+        fail 3 "the i2c-stub witness does not work: read $witness_before after sending $marker"
+    elif [ "$last_byte" = "$marker" ] || [ $((last_byte & 0x08)) = 0 ]; then
+        fail 3 "the stub got no backpack byte (backlight bit 0x08 set) after it came back: its last byte is $last_byte"
     elif [ -z "$finished" ] || ! within "$started" "$finished" 5; then
         fail 3 "the countdown took $(difference "$started" "$finished") s, not 5 s within ${TOLERANCE} s"
     elif [ "$RUN_STATUS" != 0 ]; then
         fail 3 "run exited with $RUN_STATUS after SIGTERM"
     else
-        pass 3 "display offline at $offline, online at $online; the 5 s countdown took $(difference "$started" "$finished") s"
+        pass 3 "display offline at $offline, online at $online (last byte at the stub $last_byte); the 5 s countdown took $(difference "$started" "$finished") s"
     fi
 }
 
@@ -323,8 +335,8 @@ scenario_6() {
     show_log "$log2"
     started=$(stamp "$log1" "countdown started")
     finished=$(stamp "$log2" "countdown finished")
-    resumed_seconds=$(grep -m 1 'seconds=' "$log2" | tr ' ' '\n' | sed -n 's/^seconds=//p')
-    restarted=$(grep -m 1 'seconds=' "$log2" | cut -d' ' -f1)
+    resumed_seconds=$(grep -m 1 ' seconds=' "$log2" | tr ' ' '\n' | sed -n 's/^seconds=//p')
+    restarted=$(grep -m 1 ' seconds=' "$log2" | cut -d' ' -f1)
     expected=$(awk -v s="$started" -v r="$restarted" 'BEGIN { left = s + 10 - r; n = int(left); if (n < left) n++; print n }')
     echo "first run's start -> second run's finish: $(difference "$started" "$finished") s; resumed with seconds=$resumed_seconds (expected $expected)"
     if [ -z "$restarted" ]; then
