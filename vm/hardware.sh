@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # The simulated hardware of the vm-test guest (sourced by /init and /vm/scenarios.sh; busybox sh).
 #
 # GPIO: one gpio-sim chip (configfs) with 4 lines, line 0 named "button", line 1 named "led".
