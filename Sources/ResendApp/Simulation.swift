@@ -41,8 +41,9 @@ public final class HeadlessPrinter: LoopObserver {
     private var lastScreen: [String]?
     private var lastLED: Bool?
 
-    /// - Parameter debouncer: a copy of the loop's debouncer (for `bounces suppressed`).
-    public init(emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, debouncer: Debouncer,
+    /// - Parameter debouncer: a copy of the loop's debouncer as the loop starts with it (for
+    ///   `bounces suppressed`; the default matches `BehaviourSettings`' defaults).
+    public init(emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, debouncer: Debouncer = BehaviourSettings().makeDebouncer(),
                 output: @escaping (String) -> Void) {
         self.emulator = emulator
         self.led = led

@@ -1,0 +1,220 @@
+import HAL
+import HALMock
+import HALLinux
+import ResendApp
+import ResendCore
+import Testing
+
+struct LogCase: Sendable, CustomTestStringConvertible {
+    var event: LoopEvent
+    var at: Double
+    var plain: String
+    var json: String
+    var testDescription: String { plain }
+}
+
+let remoteIO = HALError(.noDevice, operation: "write /dev/i2c-1", errno: 121)
+
+struct EventLogTests {
+    static let cases: [LogCase] = [
+        LogCase(event: .controller(.pressAccepted(at: at(12.345))), at: 12.345,
+                plain: "12.345 press accepted", json: #"{"t":12.345,"event":"press_accepted"}"#),
+        LogCase(event: .controller(.countdownStarted(until: at(72.345))), at: 12.345,
+                plain: "12.345 countdown started seconds=60", json: #"{"t":12.345,"event":"countdown_started","seconds":60}"#),
+        // A loop running 5 ms late still reports the whole duration (rounded up, as the label does).
+        LogCase(event: .controller(.countdownStarted(until: at(72.345))), at: 12.350,
+                plain: "12.350 countdown started seconds=60", json: #"{"t":12.350,"event":"countdown_started","seconds":60}"#),
+        LogCase(event: .controller(.countdownFinished(at: at(72.345))), at: 72.345,
+                plain: "72.345 countdown finished", json: #"{"t":72.345,"event":"countdown_finished"}"#),
+        LogCase(event: .controller(.pressIgnored(at: at(15.001), secondsLeft: 57)), at: 15.001,
+                plain: "15.001 press ignored seconds_left=57", json: #"{"t":15.001,"event":"press_ignored","seconds_left":57}"#),
+        LogCase(event: .controller(.sendTimedOut(at: at(60))), at: 60,
+                plain: "60.000 send timed out", json: #"{"t":60.000,"event":"send_timed_out"}"#),
+        LogCase(event: .controller(.stopped), at: 80.5,
+                plain: "80.500 stopped", json: #"{"t":80.500,"event":"stopped"}"#),
+        LogCase(event: .display(.offline(remoteIO)), at: 20,
+                plain: #"20.000 display offline op="write /dev/i2c-1" error="EREMOTEIO (121): no device answered""#,
+                json: #"{"t":20.000,"event":"display_offline","op":"write /dev/i2c-1","error":"EREMOTEIO (121): no device answered"}"#),
+        LogCase(event: .display(.online), at: 21.5,
+                plain: "21.500 display online", json: #"{"t":21.500,"event":"display_online"}"#),
+        LogCase(event: .display(.refreshed), at: 3600,
+                plain: "3600.000 display refreshed", json: #"{"t":3600.000,"event":"display_refreshed"}"#),
+        LogCase(event: .ledFailed(HALError(.io, operation: "set line 27 of /dev/gpiochip0", errno: 5)), at: 1.05,
+                plain: #"1.050 led failed op="set line 27 of /dev/gpiochip0" error="EIO (5): input/output error on the bus or device""#,
+                json: #"{"t":1.050,"event":"led_failed","op":"set line 27 of /dev/gpiochip0","error":"EIO (5): input/output error on the bus or device"}"#),
+    ]
+
+    @Test("each loop event is one plain line and one JSON object with the same content", arguments: cases)
+    func lines(_ logCase: LogCase) throws {
+        let record = try #require(logRecord(for: logCase.event, at: at(logCase.at)))
+        #expect(LogFormat.plain.line(record, seconds: at(logCase.at) - .origin) == logCase.plain)
+        #expect(LogFormat.json.line(record, seconds: at(logCase.at) - .origin) == logCase.json)
+    }
+
+    @Test("raw edges, debounced levels and LED changes are not logged", arguments: [
+        LoopEvent.edge(ButtonEdge(pressed: true, time: .origin)), .debounced(DebouncedChange(pressed: true, time: .origin)), .led(true),
+    ])
+    func quiet(event: LoopEvent) {
+        #expect(logRecord(for: event, at: .origin) == nil)
+    }
+
+    @Test("JSON strings escape quotes, backslashes and control characters, and keep other text", arguments: [
+        ("plain", #""plain""#), ("", #""""#), (#"say "hi""#, #""say \"hi\"""#), (#"C:\path"#, #""C:\\path""#),
+        ("two\nlines", #""two\nlines""#), ("tab\there", #""tab\there""#), ("cr\r", #""cr\r""#), ("\u{08}\u{0C}", #""\b\f""#),
+        ("bell\u{07}", #""bell\u0007""#), ("\u{1B}[2J", #""\u001b[2J""#), ("del\u{7F}", #""del\u007f""#), ("Grüße ¥", #""Grüße ¥""#),
+    ])
+    func jsonEscaping(text: String, expected: String) {
+        #expect(jsonString(text) == expected)
+    }
+
+    @Test("plain values are bare when they can be, else quoted and escaped: one event is one line", arguments: [
+        (LogValue.string("GPIO17"), "GPIO17"), (.string("pull-up"), "pull-up"), (.string("a b"), #""a b""#), (.string(""), #""""#),
+        (.string("k=v"), #""k=v""#), (.string(#"q"uote"#), #""q\"uote""#), (.string("line\nbreak"), #""line\nbreak""#),
+        (.int(-3), "-3"), (.int(60), "60"),
+    ])
+    func plainValues(value: LogValue, expected: String) {
+        let line = LogFormat.plain.line(LogRecord("e", [LogField("k", value)]), seconds: .zero)
+        #expect(line == "0.000 e k=" + expected)
+        #expect(!line.contains("\n"))
+    }
+
+    @Test("a display outage is logged once, however often it is reported, until the display is back")
+    func offlineOnce() {
+        var lines: [String] = []
+        let logger = EventLogger(format: .plain, debouncer: Debouncer()) { lines.append($0) }
+        logger.record(.display(.offline(remoteIO)), at: at(1))
+        logger.record(.display(.offline(remoteIO)), at: at(2))
+        logger.record(.display(.online), at: at(3))
+        logger.record(.display(.offline(remoteIO)), at: at(4))
+        #expect(lines.map { String($0.prefix(22)) } == ["1.000 display offline ", "3.000 display online", "4.000 display offline "])
+    }
+
+    @Test("kernel-dropped edges are logged once per step with the new count")
+    func droppedEdges() {
+        var lines: [String] = []
+        var dropped: UInt64 = 0
+        let logger = EventLogger(format: .json, debouncer: Debouncer(), droppedEdgeEvents: { dropped }) { lines.append($0) }
+        logger.stepFinished(at: at(1))
+        dropped = 3
+        logger.stepFinished(at: at(2))
+        logger.stepFinished(at: at(3))
+        dropped = 5
+        logger.stepFinished(at: at(4))
+        #expect(lines == [#"{"t":2.000,"event":"dropped_edge_events","count":3}"#, #"{"t":4.000,"event":"dropped_edge_events","count":2}"#])
+    }
+
+    @Test("the origin is subtracted: the simulator logs seconds since its start")
+    func origin() {
+        var lines: [String] = []
+        let logger = EventLogger(format: .plain, origin: at(100), debouncer: Debouncer()) { lines.append($0) }
+        logger.log(LogRecord("started", [.string("i2c", "/dev/i2c-1")]), at: at(100.25))
+        #expect(lines == ["0.250 started i2c=/dev/i2c-1"])
+    }
+
+    /// Raw edges and when the loop gets them (`delivered` later than their kernel time models a
+    /// loop busy elsewhere, e.g. re-initialising the LCD).
+    struct BounceScenario: Sendable, CustomTestStringConvertible {
+        var name: String
+        var mode: DebounceMode
+        var edges: [(delivered: Double, edge: ButtonEdge)]
+        var expected: [String]
+        var testDescription: String { name }
+    }
+
+    /// A bouncy press at `start` (`bounces` bounces 0.5 ms apart, released `hold` after it settled);
+    /// with `late`, every edge before `start + late` reaches the loop only then.
+    static func burst(at start: Double, bounces: Int, hold: Double = 0.2, deliveredLateBy late: Double = 0) -> [(delivered: Double, edge: ButtonEdge)] {
+        ButtonScript.bouncyPress(at: at(start), bounces: bounces, spacing: .microseconds(500), holdFor: .milliseconds(Int64(hold * 1000))).map { edge in
+            let kernelTime = Double(edge.time.nanoseconds) / 1e9
+            return (delivered: max(kernelTime, start + late), edge: edge)
+        }
+    }
+
+    static let bounceScenarios = [
+        BounceScenario(name: "stable: a glitch and a 4-bounce press", mode: .stable,
+                       edges: [(0.5, ButtonEdge(pressed: true, time: at(0.5))), (0.505, ButtonEdge(pressed: false, time: at(0.505)))]
+                           + burst(at: 1, bounces: 4) + burst(at: 5, bounces: 0) + burst(at: 8.5, bounces: 0),
+                       expected: ["1.024 press accepted", "1.024 bounces suppressed count=10", "1.024 countdown started seconds=3",
+                                  "4.024 countdown finished", "5.020 press accepted", "5.020 countdown started seconds=3", "8.020 countdown finished",
+                                  "8.520 press accepted", "8.520 countdown started seconds=3", "11.520 countdown finished", "12.000 stopped"]),
+        // The loop was busy for 100 ms: press and release bursts arrive together; the press is
+        // settled by the first release edge (inside the debouncer's feed), the release by the advance.
+        BounceScenario(name: "stable: a short bouncy press handed to a loop 100 ms late; an ignored press's bounces counted at the next accepted one", mode: .stable,
+                       edges: burst(at: 1, bounces: 3, hold: 0.05, deliveredLateBy: 0.1)
+                           // The release bounces too (released at 1.053, so a 1.0535 press and a 1.054 release).
+                           + [(1.1, ButtonEdge(pressed: true, time: at(1.0535))), (1.1, ButtonEdge(pressed: false, time: at(1.054)))]
+                           + burst(at: 2, bounces: 2) + burst(at: 5, bounces: 0) + burst(at: 8.5, bounces: 0),
+                       expected: ["1.100 press accepted", "1.100 bounces suppressed count=6", "1.100 countdown started seconds=3",
+                                  "2.022 press ignored seconds_left=3", "4.023 countdown finished",
+                                  "5.020 press accepted", "5.020 bounces suppressed count=6", "5.020 countdown started seconds=3", "8.020 countdown finished",
+                                  "8.520 press accepted", "8.520 countdown started seconds=3", "11.520 countdown finished", "12.000 stopped"]),
+        // The kernel lost the release between two pressed edges: the repeat is a bounce, known
+        // only when the debouncer's window ends (inside the loop's advance, not its feed).
+        BounceScenario(name: "stable: a press whose opposite edge was lost", mode: .stable,
+                       edges: [(1, ButtonEdge(pressed: true, time: at(1))), (1.002, ButtonEdge(pressed: true, time: at(1.002))),
+                               (1.2, ButtonEdge(pressed: false, time: at(1.2)))] + burst(at: 5, bounces: 0) + burst(at: 8.5, bounces: 0),
+                       expected: ["1.022 press accepted", "1.022 bounces suppressed count=1", "1.022 countdown started seconds=3",
+                                  "4.022 countdown finished", "5.020 press accepted", "5.020 countdown started seconds=3", "8.020 countdown finished",
+                                  "8.520 press accepted", "8.520 countdown started seconds=3", "11.520 countdown finished", "12.000 stopped"]),
+        // Prompt mode takes the first edge; the bounces after it are known only later.
+        BounceScenario(name: "prompt: bounces after the first edge, reported with the next accepted press", mode: .prompt,
+                       edges: burst(at: 1, bounces: 4) + burst(at: 5, bounces: 1) + burst(at: 8.5, bounces: 0),
+                       expected: ["1.000 press accepted", "1.000 countdown started seconds=3", "4.000 countdown finished",
+                                  "5.000 press accepted", "5.000 bounces suppressed count=8", "5.000 countdown started seconds=3", "8.000 countdown finished",
+                                  "8.500 press accepted", "8.500 bounces suppressed count=2", "8.500 countdown started seconds=3", "11.500 countdown finished",
+                                  "12.000 stopped"]),
+    ]
+
+    @Test("bounces suppressed: logged with an accepted press, counted as the loop's own debouncer counts them", arguments: bounceScenarios)
+    func bounces(_ scenario: BounceScenario) throws {
+        let clock = ManualClock()
+        let debouncer = Debouncer(window: .milliseconds(20), mode: scenario.mode)
+        var lines: [String] = []
+        let logger = EventLogger(format: .plain, debouncer: debouncer) { lines.append($0) }
+        var inputs = scenario.edges.map { (time: at($0.delivered), input: LoopInput.edge($0.edge)) }
+        inputs.append((at(12), .stop))
+        var loop = EventLoop(
+            source: VirtualEventSource(clock: clock, inputs: inputs), display: NullDisplay(), led: NoLED(), clock: clock, observer: logger,
+            controller: ResendController(config: ControllerConfig(duration: .seconds(3))), debouncer: debouncer)
+        try loop.run()
+        #expect(lines == scenario.expected)
+        // The last press is clean: every edge the loop's debouncer suppressed was reported, no more, no less.
+        let reported = lines.compactMap { $0.split(separator: "count=").dropFirst().first.flatMap { Int($0) } }.reduce(0, +)
+        #expect(reported == loop.debouncer.suppressedEdges)
+    }
+}
+
+/// A display that shows nothing and never fails.
+struct NullDisplay: FrameDisplay {
+    mutating func show(_ frame: ScreenText, now: Instant) -> [DisplayEvent] { [] }
+    var nextService: Instant? { nil }
+    mutating func service(now: Instant) -> [DisplayEvent] { [] }
+}
+
+struct StartedLineTests {
+    @Test("the started line carries the configuration in force")
+    func startedLine() throws {
+        var options = try RunOptions.parse(["--led", "gpiochip0:27", "--led-active-low", "--refresh", "600", "--duration", "90"])
+        options.logFormat = .json
+        let record = startedRecord(
+            options, button: GPIOLineLocation(chipPath: "/dev/gpiochip0", offset: 17, name: "GPIO17"),
+            led: GPIOLineLocation(chipPath: "/dev/gpiochip0", offset: 27), busPath: "/dev/i2c-1", writes: false, address: I2CAddress(0x3F)!)
+        #expect(LogFormat.plain.line(record, seconds: .seconds(5)) ==
+            "5.000 started version=\(programVersion) libgpiod=\(LibGPIOD.version) button=\"GPIO17 (line 17 of /dev/gpiochip0)\" bias=pull-up active=low"
+            + " kernel_debounce_ms=off led=\"line 27 of /dev/gpiochip0 active-low\" i2c=/dev/i2c-1 i2c_writes=smbus-byte address=0x3f geometry=16x2"
+            + " duration=90 debounce_ms=20 debounce_mode=stable refresh=600s log_format=json")
+    }
+}
+
+struct HeadlessEventsTests {
+    @Test("simulate --headless --events prints the loop's events in the words run logs them")
+    func headlessEvents() throws {
+        var lines: [String] = []
+        try runHeadless(settings: BehaviourSettings(), script: try parseScript("bounce@1 press@2 end@3", command: "simulate"), events: true) { lines.append($0) }
+        let events = lines.filter { !$0.contains(" screen |") && !$0.contains(" led ") }
+        #expect(events == [
+            "1.024 press accepted", "1.024 bounces suppressed count=8", "1.024 countdown started seconds=60",
+            "2.020 press ignored seconds_left=60", "3.000 stopped",
+        ])
+    }
+}
