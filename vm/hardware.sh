@@ -1,0 +1,95 @@
+# shellcheck shell=sh
+# The simulated hardware of the vm-test guest (sourced by /init and /vm/scenarios.sh; busybox sh).
+#
+# GPIO: one gpio-sim chip (configfs) with 4 lines, line 0 named "button", line 1 named "led".
+#   Drive the button with sim_pull: gpio-sim's "pull" attribute SETS the simulated input level
+#   (pull-up -> 1, pull-down -> 0). The button is active-low with pull-up bias, so
+#   pull-down = pressed, pull-up = released. Read the LED with sim_value (the physical level the
+#   consumer drives; an unrequested line reads 0).
+# I2C: i2c-stub with one chip at 0x27 (a PCF8574 backpack's address with all jumpers open); the
+#   stub speaks SMBus only. Its bus is found by the adapter name "SMBus stub driver".
+
+SIM_CONFIG=/sys/kernel/config/gpio-sim/vmtest
+LCD_ADDRESS=0x27
+# Where the stub's chip goes while the "LCD" is away: the lowest 7-bit address, outside the
+# backpack ranges (0x20-0x27, 0x38-0x3f) that programs probe.
+LCD_AWAY_ADDRESS=0x08
+BUTTON_OFFSET=0
+LED_OFFSET=1
+
+make_gpio_sim() {
+    mkdir "$SIM_CONFIG" "$SIM_CONFIG/bank0" || return 1
+    echo 4 > "$SIM_CONFIG/bank0/num_lines" || return 1
+    mkdir "$SIM_CONFIG/bank0/line$BUTTON_OFFSET" "$SIM_CONFIG/bank0/line$LED_OFFSET" || return 1
+    echo button > "$SIM_CONFIG/bank0/line$BUTTON_OFFSET/name" || return 1
+    echo led > "$SIM_CONFIG/bank0/line$LED_OFFSET/name" || return 1
+    echo 1 > "$SIM_CONFIG/live" || return 1
+}
+
+# The platform device (gpio-sim.N) and the chip (gpiochipM) made by make_gpio_sim.
+sim_device() { cat "$SIM_CONFIG/dev_name"; }
+sim_chip() { cat "$SIM_CONFIG/bank0/chip_name"; }
+sim_line_dir() { echo "/sys/devices/platform/$(sim_device)/$(sim_chip)/sim_gpio$1"; }
+
+# sim_pull OFFSET pull-up|pull-down: sets the simulated input level of a line.
+sim_pull() { echo "$2" > "$(sim_line_dir "$1")/pull"; }
+# sim_value OFFSET: prints 0 or 1, the level of the line.
+sim_value() { cat "$(sim_line_dir "$1")/value"; }
+
+press() { sim_pull "$BUTTON_OFFSET" pull-down; }
+release() { sim_pull "$BUTTON_OFFSET" pull-up; }
+led_level() { sim_value "$LED_OFFSET"; }
+
+load_i2c_stub() {
+    insmod /lib/modules/vm/i2c-stub.ko chip_addr="$LCD_ADDRESS" || return 1
+    [ -n "$(stub_bus)" ] || return 1
+    # i2c-dev makes /dev/i2c-N through devtmpfs; wait for the node (udev-less).
+    n=0
+    while [ ! -e "/dev/i2c-$(stub_bus)" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+    [ -e "/dev/i2c-$(stub_bus)" ]
+}
+
+unload_i2c_stub() { rmmod i2c_stub; }
+
+# stub_bus: the number N of the i2c-stub adapter (/dev/i2c-N), empty when it is not loaded.
+stub_bus() {
+    for adapter in /sys/bus/i2c/devices/i2c-*; do
+        [ -e "$adapter/name" ] || continue
+        if [ "$(cat "$adapter/name")" = "SMBus stub driver" ]; then
+            echo "${adapter##*/i2c-}"
+            return 0
+        fi
+    done
+}
+
+# The "LCD" vanishes (transfers to 0x27 fail with ENODEV) and comes back, while programs keep
+# /dev/i2c-N open: our i2c-stub build has a writable chip_addr (vm/module/Makefile says why).
+# While away, the same stub chip (registers, pointer) answers at LCD_AWAY_ADDRESS.
+lcd_vanish() { echo "$LCD_AWAY_ADDRESS" > /sys/module/i2c_stub/parameters/chip_addr; }
+lcd_return() { echo "$LCD_ADDRESS" > /sys/module/i2c_stub/parameters/chip_addr; }
+# The stub's memory as a witness of the last byte a program sent. i2c-stub keeps 256 registers
+# and a register pointer per chip: an SMBus send-byte (the SMBus path's one write per expander
+# byte) sets the pointer to the byte, a receive-byte returns the register the pointer names (and
+# advances it). With every register holding its own number, a receive-byte returns the last byte
+# sent. The i2c-tools binaries are named by path: busybox's sh runs its own i2c applets (which
+# parse numbers as hex) in preference to the PATH.
+I2CSET=/usr/sbin/i2cset
+I2CGET=/usr/sbin/i2cget
+
+# stub_fill_identity ADDRESS: register k := k, 32 registers per I2C-block write.
+stub_fill_identity() {
+    bus=$(stub_bus)
+    base=0
+    while [ $base -lt 256 ]; do
+        values=""
+        i=0
+        while [ $i -lt 32 ]; do values="$values $((base + i))"; i=$((i + 1)); done
+        # shellcheck disable=SC2086 # the values are separate arguments
+        $I2CSET -y "$bus" "$1" $base $values i || return 1
+        base=$((base + 32))
+    done
+}
+# stub_send ADDRESS BYTE: one SMBus send-byte.
+stub_send() { $I2CSET -y "$(stub_bus)" "$1" "$2"; }
+# stub_receive ADDRESS: one SMBus receive-byte, printed as 0xNN.
+stub_receive() { $I2CGET -y "$(stub_bus)" "$1"; }
