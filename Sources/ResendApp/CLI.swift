@@ -9,11 +9,16 @@ public struct Console {
     public var out: (String) -> Void
     public var err: (String) -> Void
     public var readFile: (String) -> String?
+    /// Reads the configuration file (`--config`, or the default path): a missing file is told
+    /// apart from an unreadable one. Tests give a fake so that no real /etc file leaks in.
+    public var readConfig: (String) -> ConfigFileContents
 
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, readFile: @escaping (String) -> String?) {
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, readFile: @escaping (String) -> String?,
+                readConfig: @escaping (String) -> ConfigFileContents = ConfigFileContents.read) {
         self.out = out
         self.err = err
         self.readFile = readFile
+        self.readConfig = readConfig
     }
 }
 
@@ -40,7 +45,7 @@ public func runCommandLine(_ arguments: [String], console: Console, interactive:
         let rest = Array(arguments.dropFirst())
         switch command {
         case "simulate":
-            let options = try SimulateOptions.parse(rest)
+            let options = try SimulateOptions.parse(rest, readConfig: console.readConfig)
             if options.help {
                 console.out(SimulateOptions.help)
             } else if options.headless {
@@ -60,7 +65,7 @@ public func runCommandLine(_ arguments: [String], console: Console, interactive:
             }
             return .ok
         case "run":
-            let options = try RunOptions.parse(rest)
+            let options = try RunOptions.parse(rest, readConfig: console.readConfig)
             if options.help {
                 console.out(RunOptions.help)
             } else {
@@ -107,7 +112,9 @@ public struct SimulateOptions: Sendable {
     /// The key that gives a bouncy press in the interactive simulator.
     public var bounceKey: Character = "b"
 
-    static let specs: [OptionSpec] = BehaviourSettings.optionSpecs + [
+    static let specs: [OptionSpec] = [
+        OptionSpec("config", value: "PATH", help: "take cooldown, debounce, geometry, texts and policy from this configuration file (default \(DeviceConfig.defaultPath) when it exists); flags override it"),
+    ] + BehaviourSettings.optionSpecs + [
         OptionSpec("headless", help: "no terminal UI: run --script on virtual time, instantly, printing every change of the screen and the LED"),
         OptionSpec("script", value: "ITEMS", help: "headless presses, e.g. \"press@0 bounce@30 press@60.5 end@90\" (times in s, or 500ms)"),
         OptionSpec("script-file", value: "PATH", help: "read the headless script from a file (# starts a comment)"),
@@ -124,7 +131,11 @@ public struct SimulateOptions: Sendable {
             specs: specs)
     }
 
-    public static func parse(_ arguments: [String]) throws(ExitError) -> SimulateOptions {
+    /// The configuration file's behaviour comes first (`--config PATH`, else
+    /// `DeviceConfig.defaultPath` when it exists: cooldown, debounce, geometry, texts, policy), then
+    /// the flags override it. The file's send command and state file belong to the device: the
+    /// simulator takes them only from `--send-command`/`--mock-send` and `--state-file`.
+    public static func parse(_ arguments: [String], readConfig: (String) -> ConfigFileContents = ConfigFileContents.read) throws(ExitError) -> SimulateOptions {
         let parsed = try parseArguments(arguments, specs: specs, command: "simulate")
         var options = SimulateOptions()
         if parsed.has("help") {
@@ -134,10 +145,16 @@ public struct SimulateOptions: Sendable {
         if let extra = parsed.positional.first {
             throw ExitError(.usage, "simulate: unexpected argument '\(extra)' (options start with --)")
         }
+        let config = try DeviceConfig.load(
+            path: parsed.value("config") ?? DeviceConfig.defaultPath, explicit: parsed.value("config") != nil, read: readConfig)
+        options.settings = config.behaviourSettings()
         try options.settings.apply(parsed, command: "simulate")
         options.headless = parsed.has("headless")
         options.events = parsed.has("events")
         options.services = try SimulationServices.parse(parsed, headless: options.headless, command: "simulate")
+        if parsed.value("cooldowns") == nil && parsed.value("max-sends") == nil {
+            options.services.policy = config.resendPolicy  // policy flags replace the file's policy as a whole
+        }
         _ = try options.services.controllerConfig(options.settings, command: "simulate")
         options.script = parsed.value("script")
         options.scriptFile = parsed.value("script-file")

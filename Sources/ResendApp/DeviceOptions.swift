@@ -1,6 +1,7 @@
 import CharacterLCD
 import HAL
 import HALLinux
+import ResendCore
 
 /// Where a GPIO line is, as the user wrote it: a line name ("GPIO17", found on whichever chip has
 /// it) or a chip and offset ("gpiochip0:17").
@@ -106,9 +107,52 @@ public struct RunOptions: Sendable {
     /// Re-initialise and repaint the LCD every this many seconds; nil: never (default).
     public var refreshSeconds: Int?
     public var logFormat = LogFormat.plain
+    /// The LCD's character ROM, backlight and backpack wiring (configuration file only).
+    public var rom = CharacterROM.a00
+    public var backlight = true
+    public var wiring = PCF8574Wiring.common
+    /// The send command (configuration file only); `send.command == nil`: none.
+    public var send = DeviceConfig.Send()
+    /// Where the countdown is persisted; nil (`--state-file off`): not persisted.
+    public var stateFile: String? = DeviceConfig.defaultStateFile
+    public var policy = ResendPolicy.off
+    /// The configuration file read, and whether it was named with `--config`.
+    public var configPath = DeviceConfig.defaultPath
     public var help = false
 
     public init() {}
+
+    /// The options a configuration file sets; flags are applied over them.
+    public init(config: DeviceConfig) {
+        settings = config.behaviourSettings()
+        button = LineSpec(parsing: config.button.line) ?? .named(config.button.line)
+        buttonBias = config.button.bias
+        buttonActiveHigh = !config.button.activeLow
+        kernelDebounceMilliseconds = config.button.kernelDebounceMs
+        led = config.led.line.map { LineSpec(parsing: $0) ?? .named($0) }
+        ledActiveLow = config.led.activeLow
+        i2cBus = config.lcd.bus
+        switch config.lcd.address {
+        case .auto: address = .auto
+        case .fixed(let fixed): address = .fixed(fixed)
+        }
+        refreshSeconds = config.lcd.refreshSeconds
+        logFormat = config.log.format == .json ? .json : .plain
+        rom = config.lcd.rom
+        backlight = config.lcd.backlight
+        wiring = config.lcd.wiring
+        send = config.send
+        stateFile = config.stateFile
+        policy = config.resendPolicy
+    }
+
+    /// The controller's configuration: the behaviour, the send command and the policy.
+    public var controllerConfig: ControllerConfig {
+        var config = settings.controllerConfig
+        config.hasSendCommand = send.command != nil
+        config.policy = policy
+        return config
+    }
 
     /// The Pi header's I2C bus (GPIO2 = SDA, GPIO3 = SCL).
     public static let defaultI2CBus = 1
@@ -121,6 +165,8 @@ public struct RunOptions: Sendable {
     ]
 
     static let specs: [OptionSpec] = [
+        OptionSpec("config", value: "PATH", help: "the configuration file (default \(DeviceConfig.defaultPath); missing there means all defaults); flags override it"),
+        OptionSpec("state-file", value: "PATH", help: "persist the countdown in PATH and resume it after a restart, or off (default \(DeviceConfig.defaultStateFile))"),
         OptionSpec("button", value: "LINE", help: "the button's GPIO line: a name like GPIO17 or gpiochipN:OFFSET (default GPIO17)"),
         OptionSpec("button-bias", value: "BIAS", help: "pull-up (default), pull-down, disabled (external resistor) or as-is"),
         OptionSpec("button-active-high", help: "the button connects the line to 3V3 (default: active-low, button to ground)"),
@@ -144,18 +190,29 @@ public struct RunOptions: Sendable {
 
     /// Parses and validates every flag; does no I/O. `supportsKernelDebounce` is the libgpiod
     /// generation's (a compile-time fact).
+    /// The configuration file comes first (`--config PATH`, else `DeviceConfig.defaultPath` when it
+    /// exists), then every flag overrides it. `readConfig` reads the file (tests pass a fake).
     public static func parse(_ arguments: [String], supportsKernelDebounce: Bool = LibGPIOD.supportsKernelDebounce,
-                             libgpiodVersion: String = LibGPIOD.version) throws(ExitError) -> RunOptions {
+                             libgpiodVersion: String = LibGPIOD.version,
+                             readConfig: (String) -> ConfigFileContents = ConfigFileContents.read) throws(ExitError) -> RunOptions {
         let command = "run"
         let parsed = try parseArguments(arguments, specs: specs, command: command)
-        var options = RunOptions()
         if parsed.has("help") {
+            var options = RunOptions()
             options.help = true
             return options
         }
         if let extra = parsed.positional.first {
             throw ExitError(.usage, "\(command): unexpected argument '\(extra)' (options start with --)")
         }
+        let configPath = parsed.value("config") ?? DeviceConfig.defaultPath
+        let config = try DeviceConfig.load(path: configPath, explicit: parsed.value("config") != nil, read: readConfig)
+        if !supportsKernelDebounce, config.button.kernelDebounceMs != nil, parsed.value("kernel-debounce") == nil {
+            throw ExitError(.config, "\(configPath): button.kernelDebounceMs needs libgpiod v2; this build uses libgpiod \(libgpiodVersion) (v1): remove the key, button.debounceMs does the debouncing")
+        }
+        var options = RunOptions(config: config)
+        options.configPath = configPath
+        if let text = parsed.value("state-file") { options.stateFile = text == "off" ? nil : text }
         if let text = parsed.value("button") { options.button = try parseLine(text, option: "button", command: command) }
         if let text = parsed.value("button-bias") {
             guard let bias = biasNames.first(where: { $0.name == text })?.bias else {
@@ -163,7 +220,7 @@ public struct RunOptions: Sendable {
             }
             options.buttonBias = bias
         }
-        options.buttonActiveHigh = parsed.has("button-active-high")
+        if parsed.has("button-active-high") { options.buttonActiveHigh = true }
         if let text = parsed.value("kernel-debounce") {
             let value = try parseInteger(text, option: "kernel-debounce", range: kernelDebounceRange, unit: "milliseconds", command: command)
             guard supportsKernelDebounce else {
@@ -172,7 +229,7 @@ public struct RunOptions: Sendable {
             options.kernelDebounceMilliseconds = value
         }
         if let text = parsed.value("led") { options.led = try parseLine(text, option: "led", command: command) }
-        options.ledActiveLow = parsed.has("led-active-low")
+        if parsed.has("led-active-low") { options.ledActiveLow = true }
         if options.ledActiveLow && options.led == nil {
             throw ExitError(.usage, "\(command): --led-active-low needs --led LINE")
         }
@@ -195,6 +252,9 @@ public struct RunOptions: Sendable {
             options.logFormat = format
         }
         try options.settings.apply(parsed, command: command)
+        if let problem = options.controllerConfig.textProblems.first {
+            throw ExitError(.usage, "\(command): \(problem.message)")
+        }
         return options
     }
 

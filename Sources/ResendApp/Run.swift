@@ -26,11 +26,16 @@ struct AcquiredHardware {
 /// loop on the monotonic clock until SIGINT or SIGTERM; then the LCD shows the stopped screen, the
 /// lines are released and the function returns (exit 0). One log line per event goes to
 /// `console.err`. Start-up failures throw one line per problem with a sysexits code.
-public func runDevice(_ options: RunOptions, console: Console) throws(ExitError) {
+///
+/// Under systemd (`Type=notify`) it sends READY=1 once the hardware is up, WATCHDOG=1 from the
+/// event loop at half the unit's WatchdogSec, and STOPPING=1 when it stops; elsewhere those are
+/// no-ops. The send command runs as a child watched through its pidfd in the same poll set, and
+/// the countdown is persisted in the state file (unless `--state-file off`).
+public func runDevice(_ options: RunOptions, console: Console, notifier: SystemdNotifier = .fromProcessEnvironment()) throws(ExitError) {
     let hardware = try acquireHardware(options, facts: StartupFacts.gather())
     let settings = options.settings
     let clock = SystemClock()
-    let source: LinuxEventSource
+    var source: LinuxEventSource
     do throws(HALError) {
         source = try LinuxEventSource(button: hardware.button)
     } catch {
@@ -48,9 +53,46 @@ public func runDevice(_ options: RunOptions, console: Console) throws(ExitError)
                       writes: hardware.bus.supportsMultiByteWrite, address: hardware.address),
         at: clock.now())
 
-    let backpack = PCF8574Backpack(bus: hardware.bus, address: hardware.address)
+    var runner = SendRunner.none
+    if let command = options.send.command {
+        do throws(HALError) {
+            let process = try ProcessRunner(.init(
+                arguments: command, timeout: .seconds(Int64(options.send.timeoutSeconds)),
+                outputLimit: options.send.maxOutputBytes, environment: options.send.environment))
+            _ = source.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
+            runner = .process(process)
+        } catch {
+            throw ExitError(.software, "run: cannot prepare the send command: \(error.operation): \(describe(error))")
+        }
+    }
+    var watchdogTimer: WatchdogTimer?
+    if let interval = notifier.watchdogPingInterval {
+        do throws(HALError) {
+            let timer = try WatchdogTimer(interval: interval)
+            watchdogTimer = timer
+            var warned = false
+            _ = source.register(fileDescriptor: timer.fileDescriptor) { () throws(HALError) -> [LoopInput] in
+                guard try timer.consumeExpiry() else { return [] }
+                do throws(HALError) {
+                    try notifier.watchdog()
+                } catch {
+                    if !warned { logger.log(notifyFailedRecord(error), at: SystemClock().now()) }
+                    warned = true
+                }
+                return []
+            }
+        } catch {
+            throw ExitError(.software, "run: cannot set up the watchdog timer: \(error.operation): \(describe(error))")
+        }
+    }
+
+    var backpack = PCF8574Backpack(bus: hardware.bus, address: hardware.address, wiring: options.wiring)
+    if !options.backlight {
+        // Before the first byte, so that even the init dance leaves the backlight off.
+        try? backpack.setBacklight(false)
+    }
     var display = LCDDisplay(
-        lcd: HD44780(port: backpack, delay: SleepDelay(), geometry: settings.geometry), rom: .a00,
+        lcd: HD44780(port: backpack, delay: SleepDelay(), geometry: settings.geometry), rom: options.rom,
         refreshInterval: options.refreshSeconds.map { .seconds(Int64($0)) })
     do throws(HALError) {
         try display.start(now: clock.now())
@@ -58,14 +100,25 @@ public func runDevice(_ options: RunOptions, console: Console) throws(ExitError)
         // It answered the probe a moment ago: keep going, the display heals when it answers again.
         logger.record(.display(.offline(error)), at: clock.now())
     }
-    var loop = EventLoop(
-        source: source, display: display, led: LEDLine(hardware.led), clock: clock, observer: logger,
-        controller: ResendController(config: settings.controllerConfig), debouncer: debouncer)
     do throws(HALError) {
-        try loop.run()
+        try notifier.ready(status: "button \(hardware.button.line.description), LCD \(hexAddress(hardware.address.rawValue)) on \(hardware.bus.path)")
+    } catch {
+        logger.log(notifyFailedRecord(error), at: clock.now())
+    }
+    do throws(HALError) {
+        try runEventLoop(
+            source: source, display: display, led: LEDLine(hardware.led), clock: clock, wall: SystemWallClock(),
+            observer: logger, config: options.controllerConfig, debouncer: debouncer, runner: runner, stateFile: options.stateFile)
     } catch {
         throw ExitError(.ioError, "run: waiting for events failed: \(error.operation): \(describe(error))")
     }
+    try? notifier.stopping()
+    withExtendedLifetime(watchdogTimer) {}
+}
+
+/// `systemd notify failed op=... error=...`: logged, never fatal (systemd then says why it waits).
+func notifyFailedRecord(_ error: HALError) -> LogRecord {
+    LogRecord("systemd notify failed", [.string("op", error.operation), .string("error", describe(error))])
 }
 
 /// Finds and requests the lines, opens the bus and settles the address. Tries every part even when
@@ -154,5 +207,9 @@ public func startedRecord(_ options: RunOptions, button: GPIOLineLocation, led: 
         .string("debounce_mode", settings.debounceMode == .stable ? "stable" : "prompt"),
         .string("refresh", options.refreshSeconds.map { "\($0)s" } ?? "off"),
         .string("log_format", options.logFormat.rawValue),
+        .string("config", options.configPath),
+        .string("state_file", options.stateFile ?? "off"),
+        .string("send", options.send.command?.first ?? "none"),
+        .string("rom", options.rom.rawValue),
     ])
 }

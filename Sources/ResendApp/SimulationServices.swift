@@ -131,7 +131,7 @@ public struct SimulationServices: Sendable {
     }
 
     /// The runner these flags ask for.
-    func makeRunner() throws(ExitError) -> SimulatedRunner {
+    func makeRunner() throws(ExitError) -> SendRunner {
         if let sendCommand {
             do throws(HALError) {
                 return .process(try ProcessRunner(.init(arguments: sendCommand, timeout: sendTimeout)))
@@ -141,68 +141,6 @@ public struct SimulationServices: Sendable {
         }
         if let mockSend { return .scripted(ScriptedCommandRunner(mockSend)) }
         return .none
-    }
-}
-
-/// The send command of a simulation: none, scripted, or a real process.
-public enum SimulatedRunner: CommandRunner {
-    case none
-    case scripted(ScriptedCommandRunner)
-    case process(ProcessRunner)
-
-    public mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
-        switch self {
-        case .none:
-            var runner = NoCommandRunner()
-            return runner.start(request, now: now)
-        case .scripted(var runner):
-            let outcome = runner.start(request, now: now)
-            self = .scripted(runner)
-            return outcome
-        case .process(let runner):
-            return runner.start(request, now: now)
-        }
-    }
-
-    public var nextService: Instant? {
-        switch self {
-        case .none: return nil
-        case .scripted(let runner): return runner.nextService
-        case .process(let runner): return runner.nextService
-        }
-    }
-
-    public mutating func service(now: Instant) -> [SendOutcome] {
-        switch self {
-        case .none:
-            return []
-        case .scripted(var runner):
-            let outcomes = runner.service(now: now)
-            self = .scripted(runner)
-            return outcomes
-        case .process(let runner):
-            return runner.service(now: now)
-        }
-    }
-}
-
-/// Runs `source` through the event loop on `device` with the services: the runner, and the state
-/// file when one is given (on `wall`).
-func runSimulationLoop<Source: EventSource, Clock: MonotonicClock, Wait: Delay, Observer: LoopObserver, Wall: WallClock>(
-    source: Source, device: MockDevice<Clock, Wait>, clock: Clock, wall: Wall, observer: Observer,
-    config: ControllerConfig, debouncer: Debouncer, runner: SimulatedRunner, stateFile: String?
-) throws(HALError) {
-    let controller = ResendController(config: config)
-    if let stateFile {
-        var loop = EventLoop(
-            source: source, display: device.display, led: device.led, clock: clock, observer: observer,
-            controller: controller, debouncer: debouncer, runner: runner, store: StateFile(path: stateFile), wallClock: wall)
-        try loop.run()
-    } else {
-        var loop = EventLoop(
-            source: source, display: device.display, led: device.led, clock: clock, observer: observer,
-            controller: controller, debouncer: debouncer, runner: runner, wallClock: wall)
-        try loop.run()
     }
 }
 

@@ -215,7 +215,8 @@ struct NullDisplay: FrameDisplay {
 struct StartedLineTests {
     @Test("the started line carries the configuration in force")
     func startedLine() throws {
-        var options = try RunOptions.parse(["--led", "gpiochip0:27", "--led-active-low", "--refresh", "600", "--duration", "90"])
+        var options = try RunOptions.parse(
+            ["--led", "gpiochip0:27", "--led-active-low", "--refresh", "600", "--duration", "90"], readConfig: { _ in .missing })
         options.logFormat = .json
         let record = startedRecord(
             options, button: GPIOLineLocation(chipPath: "/dev/gpiochip0", offset: 17, name: "GPIO17"),
@@ -223,7 +224,8 @@ struct StartedLineTests {
         #expect(LogFormat.plain.line(record, seconds: .seconds(5)) ==
             "5.000 started version=\(programVersion) libgpiod=\(LibGPIOD.version) button=\"GPIO17 (line 17 of /dev/gpiochip0)\" bias=pull-up active=low"
             + " kernel_debounce_ms=off led=\"line 27 of /dev/gpiochip0 active-low\" i2c=/dev/i2c-1 i2c_writes=smbus-byte address=0x3f geometry=16x2"
-            + " duration=90 debounce_ms=20 debounce_mode=stable refresh=600s log_format=json")
+            + " duration=90 debounce_ms=20 debounce_mode=stable refresh=600s log_format=json"
+            + " config=/etc/resend-button/config.json5 state_file=/var/lib/resend-button/state.json send=none rom=A00")
     }
 }
 

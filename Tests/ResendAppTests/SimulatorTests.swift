@@ -21,7 +21,8 @@ func runCLI(_ arguments: [String], files: [String: String] = [:]) -> CommandResu
     let console = Console(
         out: { capture.out.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
         err: { capture.err.append($0) },
-        readFile: { files[$0] })
+        readFile: { files[$0] },
+        readConfig: { files[$0].map(ConfigFileContents.text) ?? .missing })
     let code = runCommandLine(arguments, console: console) { (_: SimulateOptions) throws(ExitError) in
         throw ExitError(.software, "interactive simulator not available in tests")
     }

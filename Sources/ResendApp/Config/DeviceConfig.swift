@@ -176,3 +176,15 @@ public struct DeviceConfig: Hashable, Sendable {
         policy.enabled ? max(cooldown.seconds, policy.cooldowns.max() ?? 0) : cooldown.seconds
     }
 }
+
+extension DeviceConfig {
+    /// `policy` as the controller takes it: off unless `policy.enabled`; then the escalating
+    /// cooldowns, the run's idle reset and the cap of `maxSends` per `windowSeconds`.
+    public var resendPolicy: ResendPolicy {
+        guard policy.enabled else { return .off }
+        return ResendPolicy(
+            cooldowns: policy.cooldowns.map { .seconds(Int64($0)) },
+            runResetAfter: .seconds(Int64(policy.resetAfterSeconds)),
+            cap: ResendPolicy.Cap(maxSends: policy.maxSends, window: .seconds(Int64(policy.windowSeconds))))
+    }
+}

@@ -1,0 +1,77 @@
+import HAL
+import HALLinux
+import HALMock
+import ResendCore
+
+/// The send command: none, scripted (the simulator on virtual time), or a real process.
+public enum SendRunner: CommandRunner {
+    case none
+    case scripted(ScriptedCommandRunner)
+    case process(ProcessRunner)
+
+    public mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
+        switch self {
+        case .none:
+            var runner = NoCommandRunner()
+            return runner.start(request, now: now)
+        case .scripted(var runner):
+            let outcome = runner.start(request, now: now)
+            self = .scripted(runner)
+            return outcome
+        case .process(let runner):
+            return runner.start(request, now: now)
+        }
+    }
+
+    public var nextService: Instant? {
+        switch self {
+        case .none: return nil
+        case .scripted(let runner): return runner.nextService
+        case .process(let runner): return runner.nextService
+        }
+    }
+
+    public mutating func service(now: Instant) -> [SendOutcome] {
+        switch self {
+        case .none:
+            return []
+        case .scripted(var runner):
+            let outcomes = runner.service(now: now)
+            self = .scripted(runner)
+            return outcomes
+        case .process(let runner):
+            return runner.service(now: now)
+        }
+    }
+}
+
+/// Runs `source` through the event loop with the services: the send command's runner, and the
+/// state file when one is given (on `wall`). The one place that builds the loop, for `run` and for
+/// the simulators; returns when the loop stops.
+func runEventLoop<Source: EventSource, Display: FrameDisplay, LED: OutputLine, Clock: MonotonicClock, Observer: LoopObserver, Wall: WallClock>(
+    source: Source, display: Display, led: LED, clock: Clock, wall: Wall, observer: Observer,
+    config: ControllerConfig, debouncer: Debouncer, runner: SendRunner, stateFile: String?
+) throws(HALError) {
+    let controller = ResendController(config: config)
+    if let stateFile {
+        var loop = EventLoop(
+            source: source, display: display, led: led, clock: clock, observer: observer,
+            controller: controller, debouncer: debouncer, runner: runner, store: StateFile(path: stateFile), wallClock: wall)
+        try loop.run()
+    } else {
+        var loop = EventLoop(
+            source: source, display: display, led: led, clock: clock, observer: observer,
+            controller: controller, debouncer: debouncer, runner: runner, wallClock: wall)
+        try loop.run()
+    }
+}
+
+/// Runs `source` on the mock `device` (see `runEventLoop`).
+func runSimulationLoop<Source: EventSource, Clock: MonotonicClock, Wait: Delay, Observer: LoopObserver, Wall: WallClock>(
+    source: Source, device: MockDevice<Clock, Wait>, clock: Clock, wall: Wall, observer: Observer,
+    config: ControllerConfig, debouncer: Debouncer, runner: SendRunner, stateFile: String?
+) throws(HALError) {
+    try runEventLoop(
+        source: source, display: device.display, led: device.led, clock: clock, wall: wall, observer: observer,
+        config: config, debouncer: debouncer, runner: runner, stateFile: stateFile)
+}
