@@ -145,8 +145,7 @@ public struct SimulateOptions: Sendable {
         if let extra = parsed.positional.first {
             throw ExitError(.usage, "simulate: unexpected argument '\(extra)' (options start with --)")
         }
-        let config = try DeviceConfig.load(
-            path: parsed.value("config") ?? DeviceConfig.defaultPath, explicit: parsed.value("config") != nil, read: readConfig)
+        let config = try DeviceConfig.load(for: parsed, read: readConfig)
         options.settings = config.behaviourSettings()
         try options.settings.apply(parsed, command: "simulate")
         options.headless = parsed.has("headless")

@@ -206,7 +206,7 @@ public struct RunOptions: Sendable {
             throw ExitError(.usage, "\(command): unexpected argument '\(extra)' (options start with --)")
         }
         let configPath = parsed.value("config") ?? DeviceConfig.defaultPath
-        let config = try DeviceConfig.load(path: configPath, explicit: parsed.value("config") != nil, read: readConfig)
+        let config = try DeviceConfig.load(for: parsed, read: readConfig)
         if !supportsKernelDebounce, config.button.kernelDebounceMs != nil, parsed.value("kernel-debounce") == nil {
             throw ExitError(.config, "\(configPath): button.kernelDebounceMs needs libgpiod v2; this build uses libgpiod \(libgpiodVersion) (v1): remove the key, button.debounceMs does the debouncing")
         }

@@ -81,6 +81,11 @@ extension DeviceConfig {
         }
     }
 
+    /// The file a command line names with `--config`, or the default file (which may be absent).
+    public static func load(for arguments: ParsedArguments, read: (String) -> ConfigFileContents) throws(ExitError) -> DeviceConfig {
+        try load(path: arguments.value("config") ?? defaultPath, explicit: arguments.value("config") != nil, read: read)
+    }
+
     /// One line for `config check`: what this configuration sets up.
     public var summary: String {
         let bias: String

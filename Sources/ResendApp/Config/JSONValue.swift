@@ -122,26 +122,9 @@ func isPlainName(_ key: String) -> Bool {
     }
 }
 
-/// `text` in double quotes, with quotes, backslashes and control characters escaped, for messages.
-func quoted(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": result += "\\\""
-        case "\\": result += "\\\\"
-        case "\n": result += "\\n"
-        case "\t": result += "\\t"
-        case "\r": result += "\\r"
-        default:
-            if scalar.value < JSON5Scanner.firstNonControl {
-                result += "\\u" + hexDigits(scalar.value, width: 4)
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return result + "\""
-}
+/// `text` in double quotes, with quotes, backslashes and control characters escaped, for messages:
+/// the log's JSON string escaping (`jsonString`).
+func quoted(_ text: String) -> String { jsonString(text) }
 
 /// `value` in upper-case hex, zero-padded to `width` digits.
 func hexDigits(_ value: UInt32, width: Int) -> String {
