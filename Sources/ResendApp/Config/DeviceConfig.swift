@@ -131,7 +131,7 @@ public struct DeviceConfig: Hashable, Sendable {
         /// the last entry repeats. Replaces `cooldown.seconds` while the policy is enabled.
         public var cooldowns = [60, 120, 300]
         /// `policy.resetAfterSeconds`: after this long without a send the escalation starts over.
-        public var resetAfterSeconds = 3_600
+        public var resetAfterSeconds = Int(ResendPolicy.defaultRunResetAfter.nanoseconds / 1_000_000_000)
         /// `policy.maxSends`: at most this many sends per `windowSeconds`; then a lockout.
         public var maxSends = 5
         /// `policy.windowSeconds`: the sliding window `maxSends` counts in, in seconds.
