@@ -362,6 +362,281 @@ scenario_6() {
     fi
 }
 
+# --- configuration-file runs (scenarios 7 and 8) ---------------------------------------------
+
+# write_config FILE COMMAND STATE_FILE: a JSON5 configuration naming the simulated hardware (the
+# gpio-sim lines by name, the i2c-stub bus with the address probed), a 3 s cooldown and COMMAND
+# (a JSON5 list of strings) as the send command, with VMTEST_TOKEN in its environment.
+COOLDOWN=3
+SEND_TOKEN=token-42
+write_config() {
+    cat >"$1" <<EOF
+// vm-test: the simulated hardware
+{
+  button: { line: "button", debounceMs: $DEBOUNCE_MS },
+  led: { line: "led" },
+  lcd: { bus: $BUS, address: "auto" },
+  cooldown: { seconds: $COOLDOWN },
+  send: {
+    command: $2,
+    timeoutSeconds: 2,
+    environment: { VMTEST_TOKEN: "$SEND_TOKEN" },
+  },
+  stateFile: "$3",
+}
+EOF
+}
+
+# start_configured LOG CONFIG [VARIABLE=VALUE...]: `run --config CONFIG` in the background with
+# the variables added to its environment (env execs the program: $RUN_PID is its pid), both
+# output streams in LOG; waits until it holds both lines and lit the LED.
+start_configured() {
+    run_log=$1
+    run_config=$2
+    shift 2
+    env "$@" "$BIN" run --config "$run_config" >"$run_log" 2>&1 &
+    RUN_PID=$!
+    wait_until 10 both_lines_used && wait_until 2 led_is 1
+}
+
+# line_of LOG WORDS: LOG's first line with the event WORDS.
+line_of() { grep -m 1 "^[0-9.]* $2\( \|\$\)" "$1"; }
+# later A B: B is at or after A (both seconds).
+later() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { exit !(b >= a) }'; }
+# below A B LIMIT: B - A < LIMIT seconds.
+below() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" -v l="$3" 'BEGIN { exit !(b - a < l) }'; }
+
+# --- 7 -----------------------------------------------------------------------------------------
+scenario_7() {
+    begin 7 "run --config: the send command runs on a press (environment, output logged); ok -> 3 s countdown; failure -> countdown cancelled, LED back at once"
+    config=/tmp/vm7.json5
+    env_file=/tmp/send7.env
+    rm -f "$env_file" /tmp/state7a.json /tmp/state7b.json
+    # The command records its environment, writes to both streams and succeeds.
+    # shellcheck disable=SC2016 # the $VARIABLES are the command's, expanded by its own sh
+    write_config "$config" \
+        '["/bin/sh", "-c", "echo \"$RESEND_ATTEMPT $RESEND_COOLDOWN_SECONDS $VMTEST_TOKEN\" >'"$env_file"'; echo sent; echo note >&2; exit 0"]' \
+        /tmp/state7a.json
+    sed 's/^/    /' "$config"
+    log=/tmp/run7a.log
+    if ! start_configured "$log" "$config"; then
+        show_log "$log"
+        stop_run
+        fail 7 "run --config did not come up (both lines held, LED 1) within 10 s"
+        return
+    fi
+    clean_press
+    sleep 0.8
+    led_during=$(led_level)
+    wait_until 5 has "$log" "countdown finished"
+    wait_until 1 led_is 1
+    led_after=$(led_level)
+    stop_run
+    status_ok=$RUN_STATUS
+    show_log "$log"
+    accepted=$(stamp "$log" "press accepted")
+    send_started=$(stamp "$log" "send started")
+    finished=$(stamp "$log" "countdown finished")
+    outcome=$(line_of "$log" "send finished")
+    environment=$(cat "$env_file" 2>/dev/null)
+    echo "LED during the countdown: $led_during, after: $led_after; run exited with $status_ok"
+    echo "the command's environment file: '$environment'"
+    echo "press accepted -> countdown finished: $(difference "$accepted" "$finished") s"
+
+    # Second run: a command that fails after 0.5 s (the LED must be off while it runs).
+    write_config "$config" '["/bin/sh", "-c", "sleep 0.5; echo broken >&2; exit 3"]' /tmp/state7b.json
+    log_failed=/tmp/run7b.log
+    if ! start_configured "$log_failed" "$config"; then
+        show_log "$log_failed"
+        stop_run
+        fail 7 "the second run --config did not come up within 10 s"
+        return
+    fi
+    clean_press
+    led_sending=$(led_level)
+    wait_until 4 has "$log_failed" "send finished"
+    wait_until 2 led_is 1
+    led_on_at=$(now)
+    # Past the cooldown's end: no countdown may finish, the LED stays on.
+    sleep 3
+    led_later=$(led_level)
+    stop_run
+    status_failed=$RUN_STATUS
+    show_log "$log_failed"
+    accepted_failed=$(stamp "$log_failed" "press accepted")
+    failed_at=$(stamp "$log_failed" "send finished")
+    failed_line=$(line_of "$log_failed" "send finished")
+    echo "LED while sending: $led_sending, back on at $led_on_at ($(difference "$failed_at" "$led_on_at") s after the outcome," \
+        "$(difference "$accepted_failed" "$led_on_at") s after the press), 3 s later: $led_later; run exited with $status_failed"
+
+    if [ "$(count "$log" "press accepted")" != 1 ] || [ "$(count "$log" "send started")" != 1 ]; then
+        fail 7 "$(count "$log" "press accepted") presses accepted and $(count "$log" "send started") sends started, not 1 and 1"
+    elif [ "$(field "$log" "send started" attempt)" != 1 ]; then
+        fail 7 "the send started with attempt=$(field "$log" "send started" attempt), not 1"
+    elif ! echo "$outcome" | grep -q ' result=ok exit=0 '; then
+        fail 7 "the send did not finish with result=ok exit=0: '$outcome'"
+    elif ! echo "$outcome" | grep -q 'output="[^"]*sent'; then
+        fail 7 "the command's output 'sent' is not in the log line: '$outcome'"
+    elif [ "$environment" != "1 $COOLDOWN $SEND_TOKEN" ]; then
+        fail 7 "the command saw RESEND_ATTEMPT, RESEND_COOLDOWN_SECONDS and VMTEST_TOKEN as '$environment', not '1 $COOLDOWN $SEND_TOKEN'"
+    elif ! later "$accepted" "$send_started"; then
+        fail 7 "the send started at $send_started, before the press was accepted at $accepted"
+    elif ! within "$accepted" "$finished" "$COOLDOWN"; then
+        fail 7 "the countdown finished $(difference "$accepted" "$finished") s after the press, not $COOLDOWN s within ${TOLERANCE} s"
+    elif [ "$led_during" != 0 ] || [ "$led_after" != 1 ]; then
+        fail 7 "the LED read $led_during during the countdown and $led_after after it, not 0 and 1"
+    elif [ "$status_ok" != 0 ] || [ "$status_failed" != 0 ]; then
+        fail 7 "run exited with $status_ok and $status_failed after SIGTERM, not 0"
+    elif ! echo "$failed_line" | grep -q ' result=failed exit=3 '; then
+        fail 7 "the failing command did not finish with result=failed exit=3: '$failed_line'"
+    elif ! has "$log_failed" "countdown cancelled"; then
+        fail 7 "no 'countdown cancelled' after the failed send"
+    elif has "$log_failed" "countdown finished"; then
+        fail 7 "a countdown finished after the failed send"
+    elif [ "$led_sending" != 0 ]; then
+        fail 7 "the LED read $led_sending while the failing command ran, not 0"
+    elif ! below "$failed_at" "$led_on_at" 0.5; then
+        fail 7 "the LED came back on $(difference "$failed_at" "$led_on_at") s after the failed send, not within 0.5 s"
+    elif [ "$led_later" != 1 ]; then
+        fail 7 "the LED read $led_later 3 s after the failed send, not 1"
+    else
+        pass 7 "ok: send attempt 1, exit 0, output logged, environment '$environment', countdown $(difference "$accepted" "$finished") s after the press, LED 0 then 1; exit 3: countdown cancelled, LED on $(difference "$failed_at" "$led_on_at") s after the outcome ($(difference "$accepted_failed" "$led_on_at") s after the press)"
+    fi
+}
+
+# --- 8 -----------------------------------------------------------------------------------------
+# listen SOCKET OUTPUT: notify-listen in the background ($LISTEN_PID), ready once it is bound.
+listen() {
+    notify-listen "$1" >"$2" 2>&1 &
+    LISTEN_PID=$!
+    wait_until 3 grep -q ' listening ' "$2"
+}
+stop_listening() { kill -TERM "$LISTEN_PID" 2>/dev/null; wait "$LISTEN_PID" 2>/dev/null; }
+# datagram OUTPUT KEY=VALUE: the time of OUTPUT's first datagram with the assignment (empty: none).
+datagram() { grep -m 1 "^[0-9.]* pid=[0-9]* \(.* \)\{0,1\}$2\( \|\$\)" "$1" | cut -d' ' -f1; }
+datagrams() { grep -c "^[0-9.]* pid=[0-9]* \(.* \)\{0,1\}$2\( \|\$\)" "$1"; }
+
+scenario_8() {
+    begin 8 "systemd notify: READY=1 after start-up, WATCHDOG=1 every WATCHDOG_USEC/2 (also while a send runs), STOPPING=1 on SIGTERM; abstract socket; WATCHDOG_PID of another process"
+    config=/tmp/vm8.json5
+    env_file=/tmp/send8.env
+    rm -f "$env_file" /tmp/state8a.json /tmp/state8b.json
+    # The send command (1.5 s long, so the loop pings while it runs) records whether the protocol's
+    # variables leaked to it.
+    # shellcheck disable=SC2016 # the $VARIABLES are the command's, expanded by its own sh
+    write_config "$config" \
+        '["/bin/sh", "-c", "echo \"${NOTIFY_SOCKET-unset} ${WATCHDOG_USEC-unset}\" >'"$env_file"'; sleep 1.5"]' \
+        /tmp/state8a.json
+    notifications=/tmp/notify8a.out
+    socket=/run/n.sock
+    if ! listen "$socket" "$notifications"; then
+        cat "$notifications"
+        stop_listening
+        fail 8 "notify-listen did not bind $socket"
+        return
+    fi
+    log=/tmp/run8a.log
+    if ! start_configured "$log" "$config" NOTIFY_SOCKET="$socket" WATCHDOG_USEC=2000000; then
+        show_log "$log"
+        stop_run
+        stop_listening
+        fail 8 "run with NOTIFY_SOCKET did not come up within 10 s"
+        return
+    fi
+    pid=$RUN_PID
+    wait_until 3 grep -q "pid=$pid READY=1" "$notifications"
+    sleep 0.5
+    clean_press
+    # About 4.5 s of pings, the send command running in the first 1.5 s of them.
+    sleep 4
+    term_at=$(now)
+    stop_run
+    sleep 0.3
+    stop_listening
+    show_log "$log"
+    echo "notifications:"
+    sed 's/^/    /' "$notifications"
+    started=$(stamp "$log" started)
+    ready=$(datagram "$notifications" READY=1)
+    stopping=$(datagram "$notifications" STOPPING=1)
+    pings=$(datagrams "$notifications" WATCHDOG=1)
+    # The intervals between consecutive WATCHDOG=1 datagrams: "count shortest longest".
+    intervals=$(grep "^[0-9.]* pid=[0-9]* WATCHDOG=1\$" "$notifications" | cut -d' ' -f1 |
+        awk 'NR > 1 { d = $1 - last; if (n == 0 || d < min) min = d; if (n == 0 || d > max) max = d; n++ }
+             { last = $1 }
+             END { printf "%d %.3f %.3f", n, min, max }')
+    gaps=${intervals%% *}
+    shortest=$(echo "$intervals" | cut -d' ' -f2)
+    longest=$(echo "$intervals" | cut -d' ' -f3)
+    # The pings while the send command ran (the loop waits for it in the same poll set).
+    send_from=$(stamp "$log" "send started")
+    send_to=$(stamp "$log" "send finished")
+    pings_sending=$(grep "^[0-9.]* pid=[0-9]* WATCHDOG=1\$" "$notifications" |
+        awk -v a="$send_from" -v b="$send_to" '$1 > a && $1 < b' | wc -l)
+    others=$(grep -vc "^[0-9.]* listening \|^[0-9.]* pid=$pid " "$notifications")
+    after_stopping=$(awk -v s="$stopping" '$1 > s' "$notifications" | wc -l)
+    leaked=$(cat "$env_file" 2>/dev/null)
+    echo "started at $started, READY=1 at $ready, $pings x WATCHDOG=1 ($gaps intervals, $shortest to $longest s;" \
+        "$pings_sending while the send ran)," \
+        "SIGTERM at $term_at, STOPPING=1 at $stopping; exit $RUN_STATUS; the send command saw '$leaked'"
+    status_path=$RUN_STATUS
+
+    # The abstract socket, with WATCHDOG_PID naming another process: READY and STOPPING, no pings.
+    write_config "$config" '["/bin/true"]' /tmp/state8b.json
+    notifications_abstract=/tmp/notify8b.out
+    abstract=@resend-test
+    listen "$abstract" "$notifications_abstract"
+    log_abstract=/tmp/run8b.log
+    abstract_up=yes
+    start_configured "$log_abstract" "$config" NOTIFY_SOCKET="$abstract" WATCHDOG_USEC=1000000 WATCHDOG_PID=1 || abstract_up=no
+    wait_until 3 grep -q "pid=$RUN_PID READY=1" "$notifications_abstract"
+    sleep 1.5
+    stop_run
+    status_abstract=$RUN_STATUS
+    sleep 0.3
+    stop_listening
+    show_log "$log_abstract"
+    echo "notifications on $abstract:"
+    sed 's/^/    /' "$notifications_abstract"
+    ready_abstract=$(datagram "$notifications_abstract" READY=1)
+    stopping_abstract=$(datagram "$notifications_abstract" STOPPING=1)
+    pings_abstract=$(datagrams "$notifications_abstract" WATCHDOG=1)
+
+    if [ -z "$ready" ]; then
+        fail 8 "no READY=1 from pid $pid on $socket"
+    elif ! later "$started" "$ready"; then
+        fail 8 "READY=1 ($ready) came before the 'started' log line ($started)"
+    elif ! grep "^[0-9.]* pid=$pid READY=1 " "$notifications" | grep -q ' STATUS=.'; then
+        fail 8 "the READY=1 datagram has no STATUS="
+    elif [ "$pings" -lt 3 ]; then
+        fail 8 "$pings WATCHDOG=1 in about 4.5 s, not 3 or more"
+    elif ! awk -v a="$shortest" -v b="$longest" 'BEGIN { exit !(a >= 0.8 && b <= 1.2) }'; then
+        fail 8 "WATCHDOG=1 intervals from $shortest to $longest s, not 1.0 s within 0.2 s"
+    elif [ "$others" != 0 ]; then
+        fail 8 "$others datagrams came from another process than run (pid $pid)"
+    elif [ -z "$stopping" ] || ! later "$term_at" "$stopping"; then
+        fail 8 "no STOPPING=1 after SIGTERM at $term_at (STOPPING=1 at '$stopping')"
+    elif [ "$after_stopping" != 0 ]; then
+        fail 8 "$after_stopping datagrams after STOPPING=1"
+    elif [ "$status_path" != 0 ]; then
+        fail 8 "run exited with $status_path after SIGTERM, not 0"
+    elif [ "$(field "$log" "send finished" result)" != ok ]; then
+        fail 8 "the send command (sleep 1.5) did not finish ok: '$(line_of "$log" "send finished")'"
+    elif [ "$pings_sending" -lt 1 ]; then
+        fail 8 "no WATCHDOG=1 while the send command ran ($send_from to $send_to)"
+    elif [ "$leaked" != "unset unset" ]; then
+        fail 8 "the send command inherited NOTIFY_SOCKET and WATCHDOG_USEC: '$leaked', not 'unset unset'"
+    elif [ "$abstract_up" != yes ] || [ -z "$ready_abstract" ] || [ -z "$stopping_abstract" ]; then
+        fail 8 "on the abstract socket $abstract: run up: $abstract_up, READY=1 at '$ready_abstract', STOPPING=1 at '$stopping_abstract'"
+    elif [ "$pings_abstract" != 0 ]; then
+        fail 8 "$pings_abstract WATCHDOG=1 with WATCHDOG_PID=1 (another process), not 0"
+    elif [ "$status_abstract" != 0 ]; then
+        fail 8 "run on the abstract socket exited with $status_abstract after SIGTERM, not 0"
+    else
+        pass 8 "READY=1 $(difference "$started" "$ready") s after 'started'; $pings x WATCHDOG=1 at $shortest-$longest s intervals ($pings_sending while a send ran); STOPPING=1 $(difference "$term_at" "$stopping") s after SIGTERM, exit 0; $abstract: READY and STOPPING, no pings for WATCHDOG_PID=1"
+    fi
+}
+
 release
 scenario_1
 scenario_2
@@ -369,4 +644,6 @@ scenario_3
 scenario_4
 scenario_5
 scenario_6
+scenario_7
+scenario_8
 exit "$failures"
