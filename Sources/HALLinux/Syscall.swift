@@ -127,7 +127,7 @@ private func describe(kind: HALError.Kind) -> String {
 
 private let errnoTable: [Int32: (name: String, meaning: String)] = [
     EPERM: ("EPERM", "operation not permitted"),
-    ENOENT: ("ENOENT", "no such file or device"),
+    ENOENT: ("ENOENT", "no such file or directory"),
     EINTR: ("EINTR", "interrupted by a signal"),
     EIO: ("EIO", "input/output error on the bus or device"),
     ENXIO: ("ENXIO", "no device answered"),

@@ -26,7 +26,7 @@ struct SyscallTests {
     @Test("an errno is described by name, number and meaning", arguments: [
         (EREMOTEIO, "EREMOTEIO (121): no device answered"),
         (ENXIO, "ENXIO (6): no device answered"),
-        (ENOENT, "ENOENT (2): no such file or device"),
+        (ENOENT, "ENOENT (2): no such file or directory"),
         (EACCES, "EACCES (13): permission denied"),
         (EBUSY, "EBUSY (16): in use by another program or driver"),
         (ETIMEDOUT, "ETIMEDOUT (110): timed out"),

@@ -60,7 +60,7 @@ struct SendOutcomeTests {
         (SendOutcome.Ending.exited(code: 0), 0, 0, ["Code sent", "Resend (03)"], false),
         (.exited(code: 3), 15, 0, ["Send failed", "Resend"], true),
         (.timedOut(after: .milliseconds(2_500), killed: true), 0, 0, ["Send failed", "Resend"], true),
-        (.couldNotStart(reason: "send-sms: ENOENT (2): no such file or device", errno: 2), 0, 0, ["Send failed", "Resend"], true),
+        (.couldNotStart(reason: "send-sms: ENOENT (2): no such file or directory", errno: 2), 0, 0, ["Send failed", "Resend"], true),
         (.exited(code: 0), 4096, 1_000_000, ["Code sent", "Resend (03)"], false),  // huge output, bounded by the runner
         (.signalled(signal: 9), 0, 0, ["Send failed", "Resend"], true),
     ])
