@@ -234,7 +234,8 @@ private func wholeSecondsRoundedUp(_ span: TimeSpan) -> Int {
 /// logs, when a press is accepted, the edges the debouncer suppressed since the last such line
 /// (`bounces suppressed count=N`), and after each step the edges the kernel dropped
 /// (`dropped edge events count=N`, from `droppedEdgeEvents`). A display outage is logged once: a
-/// repeated offline report without an online in between is not logged again.
+/// repeated offline report without an online in between is not logged again; likewise a state
+/// file write failure identical to the previous one.
 public final class EventLogger: LoopObserver {
     public let format: LogFormat
     public let origin: Instant
@@ -250,6 +251,7 @@ public final class EventLogger: LoopObserver {
     private var reportedBounces = 0
     private var reportedDrops: UInt64 = 0
     private var displayOffline = false
+    private var lastStateWriteFailure: HALError?
 
     /// - Parameters:
     ///   - debouncer: a copy of the loop's debouncer as the loop starts with it.
@@ -286,6 +288,11 @@ public final class EventLogger: LoopObserver {
             displayOffline = true
         case .display(.online), .display(.refreshed):
             displayOffline = false
+        case .state(.writeFailed(let error)):
+            // A state file that cannot be written (its directory missing when run by hand) fails
+            // the same way on every press: say it once, and again only when the failure changes.
+            if error == lastStateWriteFailure { return }
+            lastStateWriteFailure = error
         default:
             break
         }

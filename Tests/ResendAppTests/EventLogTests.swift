@@ -110,6 +110,21 @@ struct EventLogTests {
         #expect(lines.map { String($0.prefix(22)) } == ["1.000 display offline ", "3.000 display online", "4.000 display offline "])
     }
 
+    @Test("a state file write failure is logged once while it stays the same, again when it changes")
+    func stateWriteFailureOnce() {
+        var lines: [String] = []
+        let logger = EventLogger(format: .plain, debouncer: Debouncer()) { lines.append($0) }
+        let missing = HALError(.notFound, operation: "open /var/lib/resend-button/state.json.tmp", errno: 2)
+        let full = HALError(.io, operation: "write /var/lib/resend-button/state.json.tmp", errno: 28)
+        for second in 1...3 { logger.record(.state(.writeFailed(missing)), at: at(Double(second))) }
+        logger.record(.state(.writeFailed(full)), at: at(4))
+        logger.record(.state(.writeFailed(missing)), at: at(5))
+        #expect(lines.map { String($0.prefix(24)) } == [
+            "1.000 state write failed", "4.000 state write failed", "5.000 state write failed",
+        ])
+        #expect(lines.first?.contains("ENOENT (2): no such file or directory") == true)
+    }
+
     @Test("kernel-dropped edges are logged once per step with the new count")
     func droppedEdges() {
         var lines: [String] = []
