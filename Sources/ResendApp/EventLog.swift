@@ -140,6 +140,8 @@ public func logRecord(for event: LoopEvent, at now: Instant) -> LogRecord? {
         return LogRecord("led failed", [.string("op", error.operation), .string("error", describe(error))])
     case .state(let event):
         return stateRecord(event)
+    case .bouncesSuppressed(let count):
+        return LogRecord("bounces suppressed", [.int("count", count)])
     case .edge, .debounced, .led:
         return nil
     }
@@ -230,10 +232,9 @@ private func wholeSecondsRoundedUp(_ span: TimeSpan) -> Int {
 /// and, with `--events`, inside the headless simulator.
 ///
 /// Times are the loop's `now` on the monotonic clock, less `origin` (the device logs absolute
-/// CLOCK_MONOTONIC seconds, the simulator seconds since its start). Besides the loop's events it
-/// logs, when a press is accepted, the edges the debouncer suppressed since the last such line
-/// (`bounces suppressed count=N`), and after each step the edges the kernel dropped
-/// (`dropped edge events count=N`, from `droppedEdgeEvents`). A display outage is logged once: a
+/// CLOCK_MONOTONIC seconds, the simulator seconds since its start). Besides the loop's events
+/// (among them `bounces suppressed count=N` after an accepted press) it logs after each step the
+/// edges the kernel dropped (`dropped edge events count=N`, from `droppedEdgeEvents`). A display outage is logged once: a
 /// repeated offline report without an online in between is not logged again; likewise a state
 /// file write failure identical to the previous one.
 public final class EventLogger: LoopObserver {
@@ -241,26 +242,15 @@ public final class EventLogger: LoopObserver {
     public let origin: Instant
     private let output: (String) -> Void
     private let droppedEdgeEvents: () -> UInt64
-    /// A twin of the loop's debouncer, fed the same edges at the same instants, so its
-    /// `suppressedEdges` is the loop debouncer's (the loop does not expose its own to observers).
-    private var twin: Debouncer
-    /// Changes the twin's `feed` returned that the loop has not reported yet.
-    private var changesFromFeed = 0
-    /// The twin already made this step's `advance(to: now)`.
-    private var advancedThisStep = false
-    private var reportedBounces = 0
     private var reportedDrops: UInt64 = 0
     private var displayOffline = false
     private var lastStateWriteFailure: HALError?
 
-    /// - Parameters:
-    ///   - debouncer: a copy of the loop's debouncer as the loop starts with it.
-    ///   - droppedEdgeEvents: the running count of edges the kernel dropped (`GPIOButton`).
-    public init(format: LogFormat, origin: Instant = .origin, debouncer: Debouncer,
+    /// - Parameter droppedEdgeEvents: the running count of edges the kernel dropped (`GPIOButton`).
+    public init(format: LogFormat, origin: Instant = .origin,
                 droppedEdgeEvents: @escaping () -> UInt64 = { 0 }, output: @escaping (String) -> Void) {
         self.format = format
         self.origin = origin
-        self.twin = debouncer
         self.droppedEdgeEvents = droppedEdgeEvents
         self.output = output
     }
@@ -272,17 +262,6 @@ public final class EventLogger: LoopObserver {
 
     public func record(_ event: LoopEvent, at now: Instant) {
         switch event {
-        case .edge(let edge):
-            if twin.feed(edge) != nil { changesFromFeed += 1 }
-        case .debounced:
-            // The loop's change came from its `feed` (the twin's returned it too) or from the
-            // step's one `advance(to: now)`, which the twin must make now, before the press is logged.
-            if changesFromFeed > 0 {
-                changesFromFeed -= 1
-            } else {
-                _ = twin.advance(to: now)
-                advancedThisStep = true
-            }
         case .display(.offline):
             if displayOffline { return }
             displayOffline = true
@@ -297,16 +276,9 @@ public final class EventLogger: LoopObserver {
             break
         }
         if let record = logRecord(for: event, at: now) { log(record, at: now) }
-        if case .controller(.pressAccepted) = event, twin.suppressedEdges > reportedBounces {
-            log(LogRecord("bounces suppressed", [.int("count", twin.suppressedEdges - reportedBounces)]), at: now)
-            reportedBounces = twin.suppressedEdges
-        }
     }
 
     public func stepFinished(at now: Instant) {
-        // Each step of the loop feeds its edges, then calls `advance(to: now)` once: so does the twin.
-        if !advancedThisStep { _ = twin.advance(to: now) }
-        advancedThisStep = false
         let dropped = droppedEdgeEvents()
         if dropped > reportedDrops {
             log(LogRecord("dropped edge events", [.int("count", dropped - reportedDrops)]), at: now)

@@ -47,7 +47,7 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         window: .milliseconds(Int64(settings.debounceMilliseconds)), mode: settings.debounceMode, pressed: initiallyPressed)
     let button = hardware.button
     let logger = EventLogger(
-        format: options.logFormat, debouncer: debouncer, droppedEdgeEvents: { button.droppedEvents }, output: console.err)
+        format: options.logFormat, droppedEdgeEvents: { button.droppedEvents }, output: console.err)
     logger.log(
         startedRecord(options, button: hardware.button.line, led: hardware.led?.line, busPath: hardware.bus.path,
                       writes: hardware.bus.supportsMultiByteWrite, address: hardware.address),

@@ -42,15 +42,12 @@ public final class HeadlessPrinter: LoopObserver {
     private var lastScreen: [String]?
     private var lastLED: Bool?
 
-    /// - Parameter debouncer: a copy of the loop's debouncer as the loop starts with it (for
-    ///   `bounces suppressed`; the default matches `BehaviourSettings`' defaults).
-    public init(emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, debouncer: Debouncer = BehaviourSettings().makeDebouncer(),
-                output: @escaping (String) -> Void) {
+    public init(emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, output: @escaping (String) -> Void) {
         self.emulator = emulator
         self.led = led
         self.start = start
         self.output = output
-        logger = events ? EventLogger(format: .plain, origin: start, debouncer: debouncer, output: output) : nil
+        logger = events ? EventLogger(format: .plain, origin: start, output: output) : nil
     }
 
     public func record(_ event: LoopEvent, at now: Instant) {
@@ -94,15 +91,13 @@ public func runHeadless(
         throw ExitError(.software, "simulate: the emulated LCD did not initialise: \(error.operation)")
     }
     let start = clock.now()
-    let debouncer = settings.makeDebouncer()
-    let printer = HeadlessPrinter(
-        emulator: device.emulator, led: device.led, start: start, events: events, debouncer: debouncer, output: output)
+    let printer = HeadlessPrinter(emulator: device.emulator, led: device.led, start: start, events: events, output: output)
     let wall = ManualWallClock(services.virtualWallStart ?? SystemWallClock().now(), following: clock)
     let runner = try services.makeRunner()
     do throws(HALError) {
         try runSimulationLoop(
             source: VirtualEventSource(clock: clock, inputs: scriptInputs(script, start: start)), device: device, clock: clock,
-            wall: wall, observer: printer, config: config, debouncer: debouncer, runner: runner,
+            wall: wall, observer: printer, config: config, debouncer: settings.makeDebouncer(), runner: runner,
             stateFile: services.stateFile)
     } catch {
         throw ExitError(.software, "simulate: the virtual event source failed: \(error.operation)")

@@ -34,6 +34,9 @@ public enum LoopEvent: Hashable, Sendable {
     case ledFailed(HALError)
     /// The LED changed to the given state.
     case led(Bool)
+    /// Edges the debouncer suppressed (bounces) since the last such report; reported right after
+    /// an accepted press, when there were any.
+    case bouncesSuppressed(count: Int)
     /// Reading or writing the persisted state.
     case state(StateEvent)
 }
@@ -94,6 +97,8 @@ public struct EventLoop<
     /// The latest instant fed to the controller; its inputs never go backwards in time.
     private var controllerTime: Instant
     private var ledState: Bool?
+    /// `debouncer.suppressedEdges` at the last `.bouncesSuppressed` report.
+    private var reportedBounces = 0
 
     /// A loop with a send command runner and a state store on `wallClock`.
     public init(
@@ -234,6 +239,10 @@ public struct EventLoop<
                 }
             case .log(let event):
                 observer.record(.controller(event), at: now)
+                if case .pressAccepted = event, debouncer.suppressedEdges > reportedBounces {
+                    observer.record(.bouncesSuppressed(count: debouncer.suppressedEdges - reportedBounces), at: now)
+                    reportedBounces = debouncer.suppressedEdges
+                }
             case .persist(let snapshot):
                 guard persistence else { continue }
                 // Both clocks read together: the pair anchors the conversion to wall time.

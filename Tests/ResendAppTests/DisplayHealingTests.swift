@@ -36,7 +36,7 @@ struct DisplayHealingTests {
     func outageMidCountdown(outage: Outage) throws {
         var rig = HealingRig()
         var lines: [String] = []
-        rig.sampler.logger = EventLogger(format: .plain, debouncer: rig.settings.makeDebouncer()) { lines.append($0) }
+        rig.sampler.logger = EventLogger(format: .plain) { lines.append($0) }
         rig.bus.fail(from: at(outage.from), to: at(outage.to), with: .noDevice)
         try rig.run(presses: [at(1)], stopAt: at(70))
 

@@ -102,7 +102,7 @@ struct EventLogTests {
     @Test("a display outage is logged once, however often it is reported, until the display is back")
     func offlineOnce() {
         var lines: [String] = []
-        let logger = EventLogger(format: .plain, debouncer: Debouncer()) { lines.append($0) }
+        let logger = EventLogger(format: .plain) { lines.append($0) }
         logger.record(.display(.offline(remoteIO)), at: at(1))
         logger.record(.display(.offline(remoteIO)), at: at(2))
         logger.record(.display(.online), at: at(3))
@@ -113,7 +113,7 @@ struct EventLogTests {
     @Test("a state file write failure is logged once while it stays the same, again when it changes")
     func stateWriteFailureOnce() {
         var lines: [String] = []
-        let logger = EventLogger(format: .plain, debouncer: Debouncer()) { lines.append($0) }
+        let logger = EventLogger(format: .plain) { lines.append($0) }
         let missing = HALError(.notFound, operation: "open /var/lib/resend-button/state.json.tmp", errno: 2)
         let full = HALError(.io, operation: "write /var/lib/resend-button/state.json.tmp", errno: 28)
         for second in 1...3 { logger.record(.state(.writeFailed(missing)), at: at(Double(second))) }
@@ -129,7 +129,7 @@ struct EventLogTests {
     func droppedEdges() {
         var lines: [String] = []
         var dropped: UInt64 = 0
-        let logger = EventLogger(format: .json, debouncer: Debouncer(), droppedEdgeEvents: { dropped }) { lines.append($0) }
+        let logger = EventLogger(format: .json, droppedEdgeEvents: { dropped }) { lines.append($0) }
         logger.stepFinished(at: at(1))
         dropped = 3
         logger.stepFinished(at: at(2))
@@ -142,7 +142,7 @@ struct EventLogTests {
     @Test("the origin is subtracted: the simulator logs seconds since its start")
     func origin() {
         var lines: [String] = []
-        let logger = EventLogger(format: .plain, origin: at(100), debouncer: Debouncer()) { lines.append($0) }
+        let logger = EventLogger(format: .plain, origin: at(100)) { lines.append($0) }
         logger.log(LogRecord("started", [.string("i2c", "/dev/i2c-1")]), at: at(100.25))
         #expect(lines == ["0.250 started i2c=/dev/i2c-1"])
     }
@@ -206,7 +206,7 @@ struct EventLogTests {
         let clock = ManualClock()
         let debouncer = Debouncer(window: .milliseconds(20), mode: scenario.mode)
         var lines: [String] = []
-        let logger = EventLogger(format: .plain, debouncer: debouncer) { lines.append($0) }
+        let logger = EventLogger(format: .plain) { lines.append($0) }
         var inputs = scenario.edges.map { (time: at($0.delivered), input: LoopInput.edge($0.edge)) }
         inputs.append((at(12), .stop))
         var loop = EventLoop(

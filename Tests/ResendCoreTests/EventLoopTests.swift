@@ -112,6 +112,11 @@ struct EventLoopTests {
             #expect(got.1 == want.1)
         }
         #expect(loop.led.states == [true, false, true, false])  // ready, cooldown, ready, stopped
+        // The 8 bounces of the burst are reported once, right after the accepted press.
+        let events = loop.observer.events.map(\.1)
+        let accepted = try #require(events.firstIndex(of: .controller(.pressAccepted(at: pressInstant))))
+        #expect(events[accepted + 1] == .bouncesSuppressed(count: 8))
+        #expect(events.filter { if case .bouncesSuppressed = $0 { true } else { false } }.count == 1)
     }
 
     @Test("an idle loop waits with no deadline: no periodic wake-ups")
