@@ -36,11 +36,7 @@ public func runInteractive(_ options: SimulateOptions) throws(ExitError) {
         output("\u{1B}[?25h\u{1B}[?1049l")
         try? keyboard.restore()
     }
-    do throws(HALError) {
-        try device.display.start(now: clock.now())
-    } catch {
-        throw ExitError(.software, "simulate: the emulated LCD did not initialise: \(error.operation)")
-    }
+    try device.startDisplay(now: clock.now())
     let renderer = TerminalRenderer(
         emulator: device.emulator, led: device.led, settings: options.settings, bounceKey: options.bounceKey, output: output)
     let config = try options.services.controllerConfig(options.settings, command: "simulate")

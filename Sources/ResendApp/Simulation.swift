@@ -27,6 +27,16 @@ public struct MockDevice<Clock: MonotonicClock, Wait: Delay> {
         let backpack = PCF8574Backpack(bus: self.bus, address: Self.address)
         display = LCDDisplay(lcd: HD44780(port: backpack, delay: delay, geometry: settings.geometry), rom: rom)
     }
+
+    /// Initialises the emulated LCD; the emulator always answers, so a failure is our bug in the
+    /// simulator's wiring, reported as exit 70.
+    public mutating func startDisplay(now: Instant) throws(ExitError) {
+        do throws(HALError) {
+            try display.start(now: now)
+        } catch {
+            throw ExitError(.software, "simulate: the emulated LCD did not initialise: \(error.operation)")
+        }
+    }
 }
 
 /// Prints every change of the emulated screen and of the LED, one line each, with the virtual time
@@ -85,11 +95,7 @@ public func runHeadless(
     let clock = ManualClock()
     var device = MockDevice(
         settings: settings, clock: clock, delay: VirtualDelay(clock: clock), bus: RecordingI2CBus(clock: clock, blocking: true))
-    do throws(HALError) {
-        try device.display.start(now: clock.now())
-    } catch {
-        throw ExitError(.software, "simulate: the emulated LCD did not initialise: \(error.operation)")
-    }
+    try device.startDisplay(now: clock.now())
     let start = clock.now()
     let printer = HeadlessPrinter(emulator: device.emulator, led: device.led, start: start, events: events, output: output)
     let wall = ManualWallClock(services.virtualWallStart ?? SystemWallClock().now(), following: clock)

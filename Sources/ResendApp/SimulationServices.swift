@@ -177,11 +177,7 @@ func runHeadlessRealtime(settings: BehaviourSettings, services: SimulationServic
     let config = try services.controllerConfig(settings, command: "simulate")
     let clock = SystemClock()
     var device = MockDevice(settings: settings, clock: clock, delay: SleepDelay())
-    do throws(HALError) {
-        try device.display.start(now: clock.now())
-    } catch {
-        throw ExitError(.software, "simulate: the emulated LCD did not initialise: \(error.operation)")
-    }
+    try device.startDisplay(now: clock.now())
     let runner = try services.makeRunner()
     var inner: LinuxEventSource
     do throws(HALError) {
