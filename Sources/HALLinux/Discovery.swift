@@ -1,4 +1,4 @@
-import Glibc
+import CLinuxOS
 import HAL
 
 /// Read-only facts about the machine for `resend-button check`: which GPIO chips and I2C buses
@@ -34,7 +34,7 @@ public enum Discovery {
         guard stat(path, &info) == 0 else {
             return DeviceNodeAccess(path: path, exists: false, accessible: false, group: nil)
         }
-        let accessible = Glibc.access(path, R_OK | W_OK) == 0
+        let accessible = CLinuxOS.access(path, R_OK | W_OK) == 0
         return DeviceNodeAccess(path: path, exists: true, accessible: accessible, group: membership(gid: info.st_gid))
     }
 
@@ -86,7 +86,7 @@ public enum Discovery {
 
     /// The first line of a small text file (sysfs attribute), without the newline; nil if unreadable.
     static func readFirstLine(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = rb_open(path, O_RDONLY | O_CLOEXEC, 0)
         guard fd >= 0 else { return nil }
         defer { _ = close(fd) }
         var buffer = [UInt8](repeating: 0, count: 256)

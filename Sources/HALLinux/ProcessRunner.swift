@@ -1,5 +1,4 @@
 import CLinuxOS
-import Glibc
 import HAL
 
 /// Runs the send command as a child process without ever blocking the event loop.
@@ -205,7 +204,7 @@ public final class ProcessRunner: CommandRunner {
         guard let fd = child.outputFD else { return }
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = Glibc.read(fd, &chunk, chunk.count)
+            let count = CLinuxOS.read(fd, &chunk, chunk.count)
             if count > 0 {
                 let room = max(0, configuration.outputLimit - child.output.count)
                 child.output += chunk[0..<min(room, count)]
@@ -214,11 +213,11 @@ public final class ProcessRunner: CommandRunner {
                 closeOutput(fd)
                 child.outputFD = nil
                 return
-            } else if errno == EINTR {
+            } else if rb_errno() == EINTR {
                 continue
             } else {
                 // EAGAIN: drained for now. Any other error: give up on the output, not the child.
-                if errno != EAGAIN {
+                if rb_errno() != EAGAIN {
                     closeOutput(fd)
                     child.outputFD = nil
                 }
@@ -249,7 +248,7 @@ public final class ProcessRunner: CommandRunner {
         ]
         let ours = extra.filter { name, _ in !resend.contains { $0.0 == name } }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } + resend
         var result: [String] = []
-        if var entry = Optional(environ) {
+        if var entry = rb_environ() {
             while let pointer = entry.pointee {
                 let text = String(cString: pointer)
                 if !ours.contains(where: { text.hasPrefix($0.0 + "=") }) { result.append(text) }

@@ -1,4 +1,4 @@
-import Glibc
+import CLinuxOS
 import HAL
 
 /// Unbuffered writes to standard output and standard error (the simulator redraws in place, so
@@ -13,7 +13,7 @@ public enum StandardStreams {
         var offset = 0
         while offset < bytes.count {
             let written = try Syscall.run("write \(name)") {
-                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                bytes.withUnsafeBytes { CLinuxOS.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             }
             offset += written
         }
@@ -21,7 +21,7 @@ public enum StandardStreams {
 
     /// The whole file at `path` as UTF-8 text (invalid bytes become U+FFFD).
     public static func readTextFile(_ path: String) throws(HALError) -> String {
-        let fd = try Syscall.run("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
+        let fd = try Syscall.run("open \(path)") { rb_open(path, O_RDONLY | O_CLOEXEC, 0) }
         defer { close(fd) }
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)

@@ -1,4 +1,4 @@
-import Glibc
+import CLinuxOS
 import HAL
 
 /// The controller's state in a file, replaced atomically and durably on every write:
@@ -32,7 +32,7 @@ public struct StateFile: StateStorage, Sendable {
         let path = self.path
         let fd: Int32
         do throws(HALError) {
-            fd = try Syscall.run("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
+            fd = try Syscall.run("open \(path)") { rb_open(path, O_RDONLY | O_CLOEXEC, 0) }
         } catch where error.errno == ENOENT {
             return nil
         }
@@ -40,7 +40,7 @@ public struct StateFile: StateStorage, Sendable {
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = try Syscall.run("read \(path)") { Glibc.read(fd, &chunk, chunk.count) }
+            let count = try Syscall.run("read \(path)") { CLinuxOS.read(fd, &chunk, chunk.count) }
             if count == 0 { return data }
             data += chunk[0..<count]
         }
@@ -49,12 +49,12 @@ public struct StateFile: StateStorage, Sendable {
     /// Replaces the file's content with `bytes`, atomically and durably (see the type).
     public mutating func write(_ bytes: [UInt8]) throws(HALError) {
         let temporary = temporaryPath
-        let fd = try Syscall.run("create \(temporary)") { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        let fd = try Syscall.run("create \(temporary)") { rb_open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         do throws(HALError) {
             var offset = 0
             while offset < bytes.count {
                 offset += try Syscall.run("write \(temporary)") {
-                    bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                    bytes.withUnsafeBytes { CLinuxOS.write(fd, $0.baseAddress! + offset, $0.count - offset) }
                 }
             }
             _ = try Syscall.run("fsync \(temporary)") { fsync(fd) }
@@ -90,7 +90,7 @@ public struct StateFile: StateStorage, Sendable {
 
     private func syncDirectory() throws(HALError) {
         let directory = self.directory
-        let fd = try Syscall.run("open directory \(directory)") { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        let fd = try Syscall.run("open directory \(directory)") { rb_open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
         defer { _ = close(fd) }  // read-only descriptor: nothing to lose on close
         _ = try Syscall.run("fsync directory \(directory)") { fsync(fd) }
     }

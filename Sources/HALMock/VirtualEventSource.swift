@@ -51,7 +51,7 @@ public struct VirtualEventSource: EventSource {
         moveClock(to: target)
         let now = clock.now()
         let dueCount = pending.firstIndex { $0.time > now } ?? pending.endIndex
-        let due = pending[..<dueCount].map(\.input)
+        let due = pending[..<dueCount].map { $0.input }
         pending.removeFirst(dueCount)
         return due
     }

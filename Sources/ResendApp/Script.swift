@@ -62,7 +62,7 @@ public func parseTime(_ text: String) -> TimeSpan? {
     var millis: Int64 = 0
     if parts.count == 2 {
         let fraction = parts[1]
-        guard (1...3).contains(fraction.count), fraction.allSatisfy(\.isASCII), let digits = Int64(fraction) else { return nil }
+        guard (1...3).contains(fraction.count), fraction.allSatisfy({ $0.isASCII }), let digits = Int64(fraction) else { return nil }
         millis = digits * [100, 10, 1][fraction.count - 1]
     }
     return .seconds(whole) + .milliseconds(millis)

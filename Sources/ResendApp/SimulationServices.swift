@@ -158,7 +158,7 @@ struct RealtimeScriptSource: EventSource {
             let now = clock.now()
             let dueCount = pending.firstIndex { $0.time > now } ?? pending.endIndex
             if dueCount > 0 {
-                let due = pending[..<dueCount].map(\.input)
+                let due = pending[..<dueCount].map { $0.input }
                 pending.removeFirst(dueCount)
                 return due
             }

@@ -1,5 +1,7 @@
+import CharacterLCD
 import HAL
 import HALLinux
+import ResendCore
 
 /// What reading a configuration file gave.
 public enum ConfigFileContents: Sendable {
