@@ -1,4 +1,5 @@
 import Glibc
+@testable import ResendApp
 import Synchronization
 
 /// Records every command line the tests run (with the files they give it) for the equivalence
@@ -7,9 +8,8 @@ import Synchronization
 ///
 /// Off unless RESEND_RECORD_CORPUS names a directory; then each distinct invocation becomes one
 /// file there, named by a stable hash of its content (so parallel tests and repeated runs give the
-/// same set):
-///     argument NUL argument NUL ... NUL NUL (file name NUL file content NUL)...
-/// scripts/equivalence --record regenerates Tests/Equivalence/corpus from this.
+/// same set), holding one JSON object: {"args": ["simulate", ...], "files": {"name": "content"}}.
+/// `scripts/equivalence --record` collects them into Tests/Equivalence/corpus.jsonl.
 enum EquivalenceCorpus {
     private static let directory: String? = {
         guard let pointer = getenv("RESEND_RECORD_CORPUS") else { return nil }
@@ -19,12 +19,10 @@ enum EquivalenceCorpus {
 
     static func record(_ arguments: [String], files: [String: String]) {
         guard let directory else { return }
-        var bytes: [UInt8] = []
-        for argument in arguments { bytes += Array(argument.utf8) + [0] }
-        bytes.append(0)
-        for (name, content) in files.sorted(by: { $0.key < $1.key }) {
-            bytes += Array(name.utf8) + [0] + Array(content.utf8) + [0]
-        }
+        let fileMembers = files.sorted { $0.key < $1.key }.map { jsonString($0.key) + ": " + jsonString($0.value) }
+        let line = "{\"args\": [" + arguments.map(jsonString).joined(separator: ", ") + "], \"files\": {"
+            + fileMembers.joined(separator: ", ") + "}}\n"
+        let bytes = Array(line.utf8)
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bit
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         guard written.withLock({ $0.insert(hash).inserted }) else { return }
