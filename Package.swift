@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "CLinuxOS", cSettings: cStrict),
         .target(name: "HALLinux", dependencies: ["HAL", "CGPIOD", "CI2C", "CLinuxOS"], swiftSettings: strict),
 
-        .testTarget(name: "ResendCoreTests", dependencies: ["ResendCore", "HAL"], swiftSettings: strict),
+        .testTarget(name: "ResendCoreTests", dependencies: ["ResendCore", "HALMock", "HAL"], swiftSettings: strict),
         .testTarget(name: "CharacterLCDTests", dependencies: ["CharacterLCD", "HALMock", "HAL"], swiftSettings: strict),
         .testTarget(name: "HALMockTests", dependencies: ["HALMock", "HAL"], swiftSettings: strict),
         .testTarget(name: "HALLinuxTests", dependencies: ["HALLinux", "HAL"], swiftSettings: strict),

@@ -323,6 +323,16 @@ public struct CodeEntry {
         return output(events)
     }
 
+    /// A send was started at `now` (its outcome is not known yet): a "Code expired" notice gives
+    /// way to the resend controller's screen; an open field stays open.
+    public mutating func sendStarted(now: Instant) -> [EntryAction] {
+        precondition(started, "CodeEntry: sendStarted before start")
+        var events: [EntryEvent] = []
+        settle(now: now, events: &events)
+        if state == .expired { state = .idle }
+        return output(events)
+    }
+
     /// A debounced key change at `now` (`KeyDebouncer`). Presses of digits, `*` and `#` act while
     /// the field is open; a release of `*` ends its hold; other presses are logged as ignored.
     public mutating func key(_ event: KeyEvent, now: Instant) -> [EntryAction] {

@@ -129,6 +129,7 @@ public struct KeypadCoordinator {
     private mutating func take(_ actions: [ControllerAction]) -> [KeypadAction] {
         var out: [KeypadAction] = []
         var sent = false
+        var sending = false
         for action in actions {
             switch action {
             case .show(let frame):
@@ -136,13 +137,14 @@ public struct KeypadCoordinator {
                 continue
             case .log(.sendFinished(let outcome, _, superseded: false)) where outcome.succeeded:
                 sent = true
-            case .log(.pressAccepted) where !controller.config.hasSendCommand:
-                sent = true
+            case .log(.pressAccepted):
+                if controller.config.hasSendCommand { sending = true } else { sent = true }
             default:
                 break
             }
             out.append(.controller(action))
         }
+        if sending { out += entry.sendStarted(now: time).map { .entry($0) } }
         if sent { out += entry.codeSent(now: time).map { .entry($0) } }
         return out
     }
