@@ -48,6 +48,11 @@ public final class MockMatrix {
         /// The row driven low and the row driven high.
         public var lowRow: Int
         public var highRow: Int
+        public init(time: Instant, lowRow: Int, highRow: Int) {
+            self.time = time
+            self.lowRow = lowRow
+            self.highRow = highRow
+        }
     }
 
     public let rows: Int
@@ -57,7 +62,9 @@ public final class MockMatrix {
     public private(set) var timeline: [Sample] = []
     public private(set) var shorts: [Short] = []
     /// How many times the columns were read.
-    public private(set) var reads = 0
+    public var reads: Int { drivesAtReads.count }
+    /// The row drives at each read of the columns, in order.
+    public private(set) var drivesAtReads: [[Drive]] = []
 
     private var down: [[Bool]]
     private let now: () -> Instant
@@ -119,16 +126,11 @@ public final class MockMatrix {
         let matrix: MockMatrix
         public var count: Int { matrix.columns }
         public mutating func read() throws(HALError) -> UInt32 {
-            matrix.reads += 1
+            matrix.drivesAtReads.append(matrix.drives)
             return matrix.columnMask()
         }
     }
 
-    /// The rows driven at some moment, for assertions: the greatest number of rows driven (low or
-    /// high) at once during a scan is 1 when only one row is ever selected.
-    public func drivenRows(in sample: Sample) -> Int {
-        sample.drives.filter { $0 != .highZ }.count
-    }
 
     // MARK: - Electrical model
 
