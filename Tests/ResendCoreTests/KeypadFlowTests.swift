@@ -450,6 +450,31 @@ struct KeypadFlowTests {
         #expect(rig.output == false)
     }
 
+    @Test func aSendDuringALockoutOpensTheFieldWhenTheLockoutEnds() {
+        var rig = KeypadRig(duration: 10)
+        rig.start()
+        rig.sendCode(at: kt(0))
+        wrongCodes(3, from: 2, rig: &rig)
+        rig.sendCode(at: kt(20))
+        #expect(rig.lines == ["Try again (19)", "Resend (10)"])
+        rig.type("1234#", at: kt(22))
+        #expect(rig.verifies.count == 3)
+        rig.run(until: kt(40))
+        #expect(rig.lines == ["Code: ________", "Resend"])
+        #expect(rig.pad.entry.snapshot.validUntil == kt(621), "valid from the new send")
+    }
+
+    @Test func anAnswerForAnUnknownSubmissionIsOnlyLogged() {
+        var rig = KeypadRig()
+        rig.start()
+        rig.sendCode(at: kt(0))
+        rig.type("12", at: kt(2))
+        rig.apply(rig.pad.verifyFinished(VerifyOutcome(sequence: 7, result: .accepted), now: kt(3)))
+        #expect(rig.line1 == "Code: **______")
+        #expect(rig.output == false)
+        #expect(rig.entryLog.contains(.staleVerify(sequence: 7)))
+    }
+
     @Test func sendKeysCannotBeCodeKeys() {
         #expect(KeyBindings(send: [.button, .a]).problems.isEmpty)
         #expect(KeyBindings(send: [.star]).problems
