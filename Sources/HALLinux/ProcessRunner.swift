@@ -256,6 +256,8 @@ public final class ProcessRunner: CommandRunner {
 
     /// The command `child` was reaped: what it left running in its group gets SIGTERM now (or
     /// keeps the SIGKILL already due after a time-out), and SIGKILL after the grace period.
+    /// The group id is the reaped command's pid: while a member is left the kernel keeps that
+    /// number allocated, so it cannot name another group; once none is left kill() fails (ESRCH).
     private func cleanUpGroup(of child: Child) {
         if child.killed { return }  // SIGKILL went to the whole group already
         if let killAt = child.killAt {
