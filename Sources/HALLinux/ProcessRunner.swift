@@ -117,7 +117,7 @@ public final class ProcessRunner: CommandRunner {
         guard !children.isEmpty || !lingering.isEmpty else { return }
         for child in children where !child.killed { signal(child.pid, SIGTERM) }
         for entry in lingering { signal(entry.group, SIGTERM) }
-        var groups = lingering.map(\.group)
+        var groups = lingering.map { $0.group }
         lingering = []
         let giveUp = clock.now() + configuration.killGrace
         var pause = SleepDelay()
@@ -193,7 +193,7 @@ public final class ProcessRunner: CommandRunner {
     /// The next SIGTERM (time-out) or SIGKILL (grace period over) due.
     public var nextService: Instant? {
         let commands = children.compactMap { child in child.killAt == nil ? child.terminateAt : (child.killed ? nil : child.killAt) }.min()
-        return earliestInstant(commands, lingering.map(\.killAt).min())
+        return earliestInstant(commands, lingering.map { $0.killAt }.min())
     }
 
     /// Sends what is due at `now`: SIGTERM to a command past its time-out, SIGKILL to one past the
