@@ -21,12 +21,16 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
         guard let text = console.readFile(path) else {
             throw ExitError(.config, "\(path): cannot read the configuration file")
         }
+        let config: DeviceConfig
         do throws(ConfigErrors) {
-            let config = try DeviceConfig.parse(text: text, source: path)
-            console.out("\(path): OK; \(config.summary)")
+            config = try DeviceConfig.parse(text: text, source: path)
         } catch {
             throw error.exitError
         }
+        if config.lcd.address == .auto {
+            throw ExitError(.config, "\(path): lcd.address: \"auto\" is for 'resend-button check' only: " + autoAddressRefusal)
+        }
+        console.out("\(path): OK; \(config.summary)")
     default:
         var message = "config: unknown subcommand '\(subcommand)'"
         if let near = closestName(to: subcommand, among: ["check"]) { message += "; did you mean '\(near)'?" }
