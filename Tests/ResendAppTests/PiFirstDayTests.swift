@@ -153,3 +153,64 @@ struct PiFirstDayTests {
         #expect(checkExitCode(findings) == .ok)
     }
 }
+
+/// Issue #11 item 3: a press whose settling edge the kernel dropped (libgpiod v1: a 16-event buffer
+/// that drops the newest) still counts, because the loop reads the line.
+struct LostEdgeTests {
+    /// Runs the loop on the healing rig with `source` until it stops; returns the log lines.
+    static func run(_ rig: inout HealingRig, _ source: VirtualEventSource) throws -> [String] {
+        var lines: [String] = []
+        rig.sampler.logger = EventLogger(format: .plain) { lines.append($0) }
+        try rig.display.start(now: rig.clock.now())
+        var loop = EventLoop(
+            source: source, display: RecordingDisplay(inner: rig.display, record: rig.record),
+            led: rig.led, clock: rig.clock, observer: rig.sampler,
+            controller: ResendController(config: rig.settings.controllerConfig), debouncer: rig.settings.makeDebouncer())
+        try loop.run()
+        rig.display = loop.display.inner
+        return lines
+    }
+
+    @Test("a bounce burst of 17 edges while the loop was busy: the kernel kept 16 (the last a bounce release) and dropped the settling press; with the overflow reported the press counts, without it the press is lost",
+          arguments: [true, false])
+    func droppedSettlingEdge(reported: Bool) throws {
+        var rig = HealingRig()
+        var source = VirtualEventSource(clock: rig.clock)
+        // Pressed at 1 s, bouncing every 0.5 ms, settling pressed at 1.008 s; released at 2 s.
+        let burst = ButtonScript.bouncyPress(at: at(1), bounces: 8, spacing: .microseconds(500), holdFor: .milliseconds(992))
+        #expect(burst.count == 18)
+        source.schedule(edges: Array(burst[0..<16]))
+        source.drop(burst[16])
+        // The loop drains the full buffer 2 ms later: a read of 16 events, so edges may be lost.
+        if reported { source.schedule(.edgesMayBeLost, at: at(1.010)) }
+        source.schedule(edges: [burst[17]])
+        source.schedule(.stop, at: at(5))
+        let lines = try Self.run(&rig, source)
+
+        let atPress = rig.sampler.samples.first { $0.time == at(1.030) }?.screen
+        if reported {
+            // Read at 1.010: pressed; the 20 ms window holds; the press is accepted at 1.030.
+            #expect(lines.contains("1.010 edges lost line=pressed"))
+            #expect(lines.contains("1.030 press accepted"))
+            #expect(atPress == frame16("Verification", "Resend (60)").lines)
+            #expect(rig.emulator.screen == frame16("Stopped", "").lines)
+            #expect(rig.led.history.map(\.on) == [true, false])  // on at start, off at the press
+        } else {
+            #expect(!lines.contains { $0.contains("press accepted") })
+            #expect(rig.frame(at: at(4)) == frame16("Verification", "Send code"))
+        }
+    }
+
+    @Test("a glitch whose closing edge was dropped: the read when the window closes finds the line released, so no phantom press")
+    func droppedClosingEdge() throws {
+        var rig = HealingRig()
+        var source = VirtualEventSource(clock: rig.clock)
+        source.schedule(edges: [ButtonEdge(pressed: true, time: at(1))])
+        source.drop(ButtonEdge(pressed: false, time: at(1.003)))
+        source.schedule(.stop, at: at(3))
+        let lines = try Self.run(&rig, source)
+        #expect(lines.contains("1.020 edges lost line=released"))
+        #expect(!lines.contains { $0.contains("press accepted") })
+        #expect(rig.frame(at: at(2.5)) == frame16("Verification", "Send code"))
+    }
+}
