@@ -375,7 +375,7 @@ write_config() {
 {
   button: { line: "button", debounceMs: $DEBOUNCE_MS },
   led: { line: "led" },
-  lcd: { bus: $BUS, address: "auto" },
+  lcd: { bus: $BUS, address: $LCD_ADDRESS },
   cooldown: { seconds: $COOLDOWN },
   send: {
     command: $2,
