@@ -153,19 +153,10 @@ public enum Discovery {
         return names
     }
 
-    /// Up to `limit` bytes of a small file (a sysfs attribute, a config file); nil if unreadable.
+    /// A small file (a sysfs attribute, a modules-load file) of at most `limit` bytes, read like
+    /// every other file (`FileReader`: regular files only, no links followed); nil if unreadable.
     static func readBytes(_ path: String, limit: Int) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { _ = close(fd) }
-        var buffer = [UInt8](repeating: 0, count: limit)
-        var filled = 0
-        while filled < limit {
-            let count = buffer.withUnsafeMutableBytes { raw in read(fd, raw.baseAddress! + filled, limit - filled) }
-            guard count > 0 else { break }
-            filled += count
-        }
-        return Array(buffer.prefix(filled))
+        try? FileReader.read(path, limit: limit)
     }
 
     /// Where a symbolic link points, or nil when `path` is no link.
