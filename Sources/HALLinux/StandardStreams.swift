@@ -21,6 +21,11 @@ public enum StandardStreams {
 
     /// The whole file at `path` as UTF-8 text (invalid bytes become U+FFFD).
     public static func readTextFile(_ path: String) throws(HALError) -> String {
+        String(decoding: try readFile(path), as: UTF8.self)
+    }
+
+    /// The whole file at `path`, as bytes.
+    public static func readFile(_ path: String) throws(HALError) -> [UInt8] {
         let fd = try Syscall.run("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
         defer { close(fd) }
         var data: [UInt8] = []
@@ -30,6 +35,6 @@ public enum StandardStreams {
             if count == 0 { break }
             data += chunk[0..<count]
         }
-        return String(decoding: data, as: UTF8.self)
+        return data
     }
 }

@@ -13,7 +13,8 @@ func runCommand(_ arguments: [String], files: [String: String] = [:]) -> Command
     let console = Console(
         out: { lines.out.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
         err: { lines.err.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
-        readFile: { files[$0] })
+        readFile: { files[$0] },
+        readConfig: { files[$0].map(ConfigFileContents.text) ?? .missing })
     let code = runCommandLine(arguments, console: console, interactive: { _ throws(ExitError) in })
     return CommandOutcome(code: code, out: lines.out, err: lines.err)
 }
@@ -21,6 +22,19 @@ func runCommand(_ arguments: [String], files: [String: String] = [:]) -> Command
 /// The lines `config check` prints for `text`, and its exit code.
 func checkConfig(_ text: String, name: String = "t.json5") -> CommandOutcome {
     runCommand(["config", "check", name], files: [name: text])
+}
+
+/// `config check` of a file holding exactly `bytes` (which need not be UTF-8).
+func checkConfig(bytes: [UInt8], name: String = "t.json5") -> CommandOutcome {
+    final class Lines: @unchecked Sendable { var out: [String] = []; var err: [String] = [] }
+    let lines = Lines()
+    let console = Console(
+        out: { lines.out.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
+        err: { lines.err.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
+        readFile: { _ in nil },
+        readConfig: { $0 == name ? .bytes(bytes) : .missing })
+    let code = runCommandLine(["config", "check", name], console: console, interactive: { _ throws(ExitError) in })
+    return CommandOutcome(code: code, out: lines.out, err: lines.err)
 }
 
 /// The problems of `text` as `config check` prints them, without the "t.json5: " prefix; empty
@@ -42,6 +56,6 @@ func repositoryFile(_ relativePath: String) -> String {
 }
 
 func readRepositoryFile(_ relativePath: String) -> String? {
-    if case .text(let text) = ConfigFileContents.read(repositoryFile(relativePath)) { return text }
+    if case .bytes(let bytes) = ConfigFileContents.read(repositoryFile(relativePath)) { return String(decoding: bytes, as: UTF8.self) }
     return nil
 }

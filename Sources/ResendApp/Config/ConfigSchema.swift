@@ -173,6 +173,10 @@ extension DeviceConfig {
             number = parsed
         case .integer(let parsed):
             number = parsed
+        case .number(let other) where other.isWhole:
+            // Beyond Int (99999999999999999999, 0x10000000000000000).
+            reader.report(path, "\(other.text) is not a 7-bit address; allowed: \(allowed)")
+            return nil
         default:
             reader.report(path, "expected \(allowed), got \(describe(value))")
             return nil
@@ -194,8 +198,11 @@ extension DeviceConfig {
     /// 7-bit addressing has 128 addresses.
     static let sevenBitAddressCount = 128
 
-    /// "0x27".
-    static func hexAddress(_ value: Int) -> String { "0x" + hexDigits(UInt32(value), width: 2) }
+    /// "0x27"; any non-negative Int (no narrowing: a file may give 0x100000000).
+    static func hexAddress(_ value: Int) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: max(0, 2 - digits.count)) + digits
+    }
 
     /// The eight port bits and the backlight polarity; every bit 0-7 and used once.
     static func readWiring(_ wiring: ConfigSection, reader: ConfigReader) -> PCF8574Wiring? {
