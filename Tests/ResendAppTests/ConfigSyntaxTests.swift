@@ -107,9 +107,14 @@ struct ConfigSyntaxTests {
             .number(.init(text: "Infinity", isWhole: false)), .number(.init(text: "-Infinity", isWhole: false)),
             .number(.init(text: "+Infinity", isWhole: false)), .number(.init(text: "NaN", isWhole: false)),
             .number(.init(text: "-NaN", isWhole: false)), .number(.init(text: "1.25", isWhole: false))])),
-        ("[9223372036854775807, -9223372036854775808, 9223372036854775808, 0x8000000000000000, 1e19]", .array([
-            .integer(Int.max), .integer(Int.min), .number(.init(text: "9223372036854775808", isWhole: true)),
-            .number(.init(text: "0x8000000000000000", isWhole: true)), .number(.init(text: "1e19", isWhole: true))])),
+        // Whole numbers within 32 bits are integers on every architecture; beyond, they keep their text.
+        ("[2147483647, -2147483648, 2147483648, -0x80000001, 0x7FFFFFFF, 2.147483647e9, 1e19]", .array([
+            .integer(2_147_483_647), .integer(-2_147_483_648), .number(.init(text: "2147483648", isWhole: true)),
+            .number(.init(text: "-0x80000001", isWhole: true)), .integer(0x7FFF_FFFF), .integer(2_147_483_647),
+            .number(.init(text: "1e19", isWhole: true))])),
+        ("[9223372036854775808, 0xFFFFFFFFFFFFFFFFFF, 1e308]", .array([
+            .number(.init(text: "9223372036854775808", isWhole: true)), .number(.init(text: "0xFFFFFFFFFFFFFFFFFF", isWhole: true)),
+            .number(.init(text: "1e308", isWhole: true))])),
         ("['\\' \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\v']", .array([.string("' \" \\ / \u{8} \u{C} \n \r \t \u{B}")])),
         ("['\\x41\\u00e4\\uD83D\\uDE00\\u2028']", .array([.string("Aä😀\u{2028}")])),
         // Line continuations add nothing, whatever ends the line.
@@ -257,7 +262,7 @@ struct ConfigSyntaxTests {
         #expect(tree["d"] == .number(.init(text: "1.5", isWhole: false)))
         #expect(tree["e"] == .integer(-16))
         #expect(tree["f"] == .number(.init(text: "Infinity", isWhole: false)))
-        #expect(tree["g"] == .integer(0x1_0000_0000))
+        #expect(tree["g"] == .number(.init(text: "0x100000000", isWhole: true)))
         #expect(tree["h"] == .number(.init(text: "99999999999999999999", isWhole: true)))
     }
 

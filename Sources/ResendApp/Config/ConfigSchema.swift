@@ -166,15 +166,20 @@ extension DeviceConfig {
             return .auto
         case .string(let text):
             let digits = text.dropFirst(2)
-            guard text.lowercased().hasPrefix("0x"), !digits.isEmpty, let parsed = Int(digits, radix: 16) else {
+            guard text.lowercased().hasPrefix("0x"), !digits.isEmpty, digits.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) || ("A"..."F").contains($0) }) else {
                 reader.report(path, "\(quoted(text)) is not an address; allowed: \(allowed)")
                 return nil
             }
-            number = parsed
+            guard let parsed = Int32(digits, radix: 16) else {
+                // As for a number beyond 32 bits (below), the same on every architecture.
+                reader.report(path, "\(text) is not a 7-bit address; allowed: \(allowed)")
+                return nil
+            }
+            number = Int(parsed)
         case .integer(let parsed):
             number = parsed
         case .number(let other) where other.isWhole:
-            // Beyond Int (99999999999999999999, 0x10000000000000000).
+            // Beyond 32 bits (0x100000000, 99999999999999999999): kept as written.
             reader.report(path, "\(other.text) is not a 7-bit address; allowed: \(allowed)")
             return nil
         default:

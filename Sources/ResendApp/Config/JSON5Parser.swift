@@ -359,7 +359,7 @@ struct JSON5Parser {
     // MARK: Numbers
 
     /// A JSON5 number: an optional sign, then Infinity, NaN, 0x hex digits, or decimal digits with
-    /// an optional fraction and exponent (`5.`, `.5`, `1e3`). Whole numbers that fit `Int` become
+    /// an optional fraction and exponent (`5.`, `.5`, `1e3`). Whole numbers that fit 32 bits become
     /// `.integer`, computed exactly; others keep their text.
     private mutating func parseNumber() throws(JSON5SyntaxError) -> JSONValue {
         let start = position
@@ -459,7 +459,7 @@ struct JSON5Parser {
         return integerOrText(magnitude: magnitude, negative: negative, start: start)
     }
 
-    /// 19 digits always fit a UInt64; `Int` is checked after.
+    /// 19 digits always fit a UInt64; 32 bits are checked after.
     private static let maxIntegerDigits = 19
     /// The largest Double is 1.7976931348623157e308.
     private static let largestDoubleOrder = 308
@@ -484,13 +484,13 @@ struct JSON5Parser {
         return product.overflow || sum.overflow ? nil : sum.partialValue
     }
 
-    /// `.integer` when `magnitude` with its sign fits `Int` (on this platform), else the text as
-    /// a whole number.
+    /// `.integer` when `magnitude` with its sign fits 32 bits, else the text as a whole number.
+    /// 32 bits on every platform (the armhf build's `Int` has no more), so that a file gets the
+    /// same messages on every architecture; every range of the schema fits easily.
     private func integerOrText(magnitude: UInt64?, negative: Bool, start: Int) -> JSONValue {
         if let magnitude {
-            if !negative, magnitude <= UInt64(Int.max) { return .integer(Int(magnitude)) }
-            if negative, magnitude <= UInt64(Int.max) { return .integer(-Int(magnitude)) }
-            if negative, magnitude == UInt64(Int.max) + 1 { return .integer(Int.min) }
+            if !negative, magnitude <= UInt64(Int32.max) { return .integer(Int(magnitude)) }
+            if negative, magnitude <= UInt64(Int32.max) + 1 { return .integer(-Int(magnitude)) }
         }
         return .number(.init(text: text(from: start), isWhole: true))
     }

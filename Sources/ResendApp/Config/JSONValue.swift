@@ -3,10 +3,11 @@
 public indirect enum JSONValue: Hashable, Sendable {
     case null
     case bool(Bool)
-    /// A number that is whole and fits an `Int` (`60`, `0x27`, `1e3`, `60.0`), exact: no binary
-    /// floating point in between.
+    /// A number that is whole and fits 32 bits (`60`, `0x27`, `1e3`, `60.0`, `-2147483648`), exact:
+    /// no binary floating point in between. 32 bits on every platform, so messages do not depend
+    /// on the architecture.
     case integer(Int)
-    /// Any other number, kept as written: a fraction, a whole number too large for `Int`,
+    /// Any other number, kept as written: a fraction, a whole number beyond 32 bits,
     /// `Infinity`, `NaN`. The configuration has no use for fractions; the text is for messages.
     case number(OtherNumber)
     case string(String)
@@ -17,7 +18,7 @@ public indirect enum JSONValue: Hashable, Sendable {
     public struct OtherNumber: Hashable, Sendable {
         /// As the file wrote it (`1.5`, `0x100000000`, `-Infinity`).
         public var text: String
-        /// True for a whole number (beyond `Int`), false for a fraction, `Infinity` or `NaN`.
+        /// True for a whole number (beyond 32 bits), false for a fraction, `Infinity` or `NaN`.
         public var isWhole: Bool
 
         public init(text: String, isWhole: Bool) {
