@@ -295,6 +295,21 @@ struct ConfigSyntaxTests {
         #expect(config.send.command?.count == 100_001)
         #expect(config.send.command?.last == "a99999")
     }
+
+    @Test("a file with thousands of problems gets the first 100 and a count of the rest")
+    func problemsCapped() {
+        var text = "{"
+        for index in 0..<20_000 { text += "k\(index): 1, " }
+        text += "cooldown: {seconds: 0}}"
+        let problems = configProblems(text)
+        #expect(problems.count == 101)
+        // Values are judged before unknown keys are listed.
+        #expect(problems.first == ": cooldown.seconds: 0 is out of range; allowed: whole seconds from 1 to 86400")
+        #expect(problems[1] == ": k0: unknown key; allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log")
+        #expect(problems[99] == ": k98: unknown key; allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log")
+        #expect(problems.last == ": 19901 more problems not shown (only the first 100 are); fix these and check again")
+        #expect(checkConfig(text).code == .config)
+    }
 }
 
 @Suite("Config file syntax: mutations of the example file")

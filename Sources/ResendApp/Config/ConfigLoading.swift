@@ -49,7 +49,7 @@ extension DeviceConfig {
             reader.report(duplicate.path, "given twice (at \(duplicate.firstLine):\(duplicate.firstColumn) and \(duplicate.line):\(duplicate.column)); give each key once")
         }
         let config = read(document.value, reader: reader)
-        guard reader.errors.isEmpty else { throw ConfigErrors(source: source, errors: reader.errors) }
+        guard reader.errors.isEmpty else { throw ConfigErrors(source: source, errors: reader.allErrors) }
         return config
     }
 

@@ -20,8 +20,26 @@ final class ConfigReader {
         self.fullSchema = fullSchema
     }
 
+    /// A file with thousands of mistakes (a generated or wrong file) gets the first
+    /// `maxReported` of them and a count of the rest: the messages stay readable and the check
+    /// stays fast (a message with its suggestions costs far more than reading a key).
+    static let maxReported = 100
+    /// Problems found after the first `maxReported`.
+    private(set) var omitted = 0
+    var isFull: Bool { errors.count >= ConfigReader.maxReported }
+
     func report(_ path: [JSONPathComponent], _ message: String) {
+        guard !isFull else {
+            omitted += 1
+            return
+        }
         errors.append(ConfigError(path: renderPath(path), message: message))
+    }
+
+    /// Every problem found, the count of those not shown last.
+    var allErrors: [ConfigError] {
+        guard omitted > 0 else { return errors }
+        return errors + [ConfigError(path: "", message: "\(omitted) more problem\(omitted == 1 ? "" : "s") not shown (only the first \(ConfigReader.maxReported) are); fix these and check again")]
     }
 
     func noteSchemaKey(_ path: [JSONPathComponent], isSection: Bool) {
@@ -183,6 +201,11 @@ final class ConfigSection {
             return
         }
         for member in members where !knownSet.contains(member.key) {
+            guard !reader.isFull else {
+                // Only counted: no need to work out a suggestion nobody sees.
+                reader.report(keyPath(member.key), "")
+                continue
+            }
             var message = "unknown key"
             if let near = closestName(to: member.key, among: known) {
                 message += " (did you mean '\(near)'?)"
