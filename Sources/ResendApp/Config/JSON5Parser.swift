@@ -408,8 +408,9 @@ struct JSON5Parser {
         guard integerDigits + fractionDigits > 0 else {
             throw error(at: start, "expected a value, found \(describeToken(at: start)); \(valueHint)")
         }
-        /// The exponent as written, saturated far beyond any number a Double holds.
-        var exponent = 0
+        /// The exponent as written, saturated far beyond any number a Double holds. Int64 here and
+        /// below: with a 32-bit Int, the exponent minus a huge count of fraction digits could overflow.
+        var exponent: Int64 = 0
         if position < bytes.count, bytes[position] == Byte.lowerE || bytes[position] == Byte.upperE {
             position += 1
             var exponentNegative = false
@@ -422,7 +423,7 @@ struct JSON5Parser {
                 throw error(at: start, "bad number \(quoted(text(from: start))): the exponent needs digits")
             }
             for index in exponentStart..<position where exponent < JSON5Parser.exponentCap {
-                exponent = exponent * 10 + Int(bytes[index] - Byte.zero)
+                exponent = exponent * 10 + Int64(bytes[index] - Byte.zero)
             }
             if exponentNegative { exponent = -exponent }
         }
@@ -434,7 +435,7 @@ struct JSON5Parser {
         digits.reserveCapacity(integerDigits + fractionDigits)
         for index in integerStart..<(integerStart + integerDigits) { digits.append(bytes[index]) }
         for index in fractionStart..<(fractionStart + fractionDigits) { digits.append(bytes[index]) }
-        var scale = exponent - fractionDigits
+        var scale = exponent - Int64(fractionDigits)
         var first = 0
         while first < digits.count, digits[first] == Byte.zero { first += 1 }
         guard first < digits.count else { return .integer(0) }
@@ -445,7 +446,7 @@ struct JSON5Parser {
         }
         let significant = digits[first..<last]
         // The number is about 10 to the power `order`; beyond the largest Double it is refused.
-        let order = significant.count - 1 + scale
+        let order = Int64(significant.count) - 1 + scale
         if order > JSON5Parser.largestDoubleOrder
             || (order == JSON5Parser.largestDoubleOrder && JSON5Parser.isAtLeastDoubleOverflow(significant)) {
             throw error(at: start, "number \(quoted(text(from: start))) is too large")
@@ -455,16 +456,16 @@ struct JSON5Parser {
         }
         var magnitude: UInt64? = 0
         for digit in significant { magnitude = multiplyAdd(magnitude, 10, UInt64(digit - Byte.zero)) }
-        for _ in 0..<scale { magnitude = multiplyAdd(magnitude, 10, 0) }
+        for _ in 0..<Int(scale) { magnitude = multiplyAdd(magnitude, 10, 0) }
         return integerOrText(magnitude: magnitude, negative: negative, start: start)
     }
 
     /// 19 digits always fit a UInt64; 32 bits are checked after.
-    private static let maxIntegerDigits = 19
+    private static let maxIntegerDigits: Int64 = 19
     /// The largest Double is 1.7976931348623157e308.
-    private static let largestDoubleOrder = 308
+    private static let largestDoubleOrder: Int64 = 308
     /// Exponents are counted up to here; larger ones mean the same to every check.
-    private static let exponentCap = 100_000_000
+    private static let exponentCap: Int64 = 100_000_000
 
     /// True when the significant digits (of a number of order 308) round to beyond the largest
     /// Double: from 1.7976931348623158e308 on (the midpoint to the next power of two, to 17 digits).
@@ -490,7 +491,8 @@ struct JSON5Parser {
     private func integerOrText(magnitude: UInt64?, negative: Bool, start: Int) -> JSONValue {
         if let magnitude {
             if !negative, magnitude <= UInt64(Int32.max) { return .integer(Int(magnitude)) }
-            if negative, magnitude <= UInt64(Int32.max) + 1 { return .integer(-Int(magnitude)) }
+            // Negated in Int64: on a 32-bit Int, Int(2147483648) itself would trap.
+            if negative, magnitude <= UInt64(Int32.max) + 1 { return .integer(Int(-Int64(magnitude))) }
         }
         return .number(.init(text: text(from: start), isWhole: true))
     }
