@@ -13,8 +13,7 @@ func runCommand(_ arguments: [String], files: [String: String] = [:]) -> Command
     let console = Console(
         out: { lines.out.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
         err: { lines.err.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
-        readFile: { files[$0] },
-        readConfig: { files[$0].map(ConfigFileContents.text) ?? .missing })
+        readFile: { files[$0] })
     let code = runCommandLine(arguments, console: console, interactive: { _ throws(ExitError) in })
     return CommandOutcome(code: code, out: lines.out, err: lines.err)
 }
@@ -32,7 +31,7 @@ func checkConfig(bytes: [UInt8], name: String = "t.json5") -> CommandOutcome {
         out: { lines.out.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
         err: { lines.err.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
         readFile: { _ in nil },
-        readConfig: { $0 == name ? .bytes(bytes) : .missing })
+        readText: { path, _, _ in path == name ? .bytes(bytes) : .missing })
     let code = runCommandLine(["config", "check", name], console: console, interactive: { _ throws(ExitError) in })
     return CommandOutcome(code: code, out: lines.out, err: lines.err)
 }
