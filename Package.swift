@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The language mode is Swift 6 (tools version 6.x). Warnings are errors where the code is
-// developed and checked: scripts/test, CI and the helper scripts set RESEND_STRICT=1. A user's
+// developed and checked: scripts/test and .ci/run set RESEND_STRICT=1. A user's
 // build (scripts/install, package, deploy, run; a plain `swift build`) keeps them warnings, so a
 // newer compiler's new warning never stops an install.
 let strictBuild = Context.environment["RESEND_STRICT"] == "1"
