@@ -210,3 +210,17 @@ struct VirtualEventSourceScaleTests {
         #expect(source.pending.isEmpty)
     }
 }
+
+@Suite("Fuzz finds, kept as tests")
+struct FuzzRegressionTests {
+    @Test("config: a subcommand or FILE with control characters is escaped or refused (fuzz-cli crasher)", arguments: [
+        (["config", "che\u{FFFD}\u{04}n5"], "config: unknown subcommand 'che\u{FFFD}\\u0004n5'\nusage: resend-button config check FILE"),
+        (["config", "check", "a\u{1B}b.json5"], "config check: FILE 'a\\u001bb.json5' contains a control character; a path must not\nusage: resend-button config check FILE"),
+        (["config", "check", ""], "config check: FILE '' is empty; give a path to a file\nusage: resend-button config check FILE"),
+    ])
+    func configArguments(arguments: [String], message: String) {
+        let result = runCLI(arguments)
+        #expect(result.code == .usage)
+        #expect(result.err == [message])
+    }
+}

@@ -18,6 +18,10 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
         guard rest.count == 1, let path = rest.first else {
             throw ExitError(.usage, (rest.isEmpty ? "config check: missing FILE" : "config check: expected one FILE, got \(rest.count) arguments") + "\n\(usage)")
         }
+        // The rule of every PATH flag: a control character would garble each message naming the file.
+        if let problem = pathProblem(path) {
+            throw ExitError(.usage, "config check: FILE \(shown(path)) \(problem)\n\(usage)")
+        }
         guard let text = console.readFile(path) else {
             throw ExitError(.config, "\(path): cannot read the configuration file")
         }
@@ -28,7 +32,7 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
             throw error.exitError
         }
     default:
-        var message = "config: unknown subcommand '\(subcommand)'"
+        var message = "config: unknown subcommand \(shown(subcommand))"
         if let near = closestName(to: subcommand, among: ["check"]) { message += "; did you mean '\(near)'?" }
         throw ExitError(.usage, message + "\n\(usage)")
     }
