@@ -33,9 +33,11 @@ let package = Package(
         .target(name: "CI2C", cSettings: cStrict, linkerSettings: [.linkedLibrary("i2c")]),
         // CLinuxOS: timerfd, signalfd, signal masks, TIOCGWINSZ.
         .target(name: "CLinuxOS", cSettings: cStrict),
-        .target(name: "HALLinux", dependencies: ["HAL", "CGPIOD", "CI2C", "CLinuxOS"], swiftSettings: strict),
+        // CEvdev: Linux input devices (EVIOCGRAB, EVIOCSCLOCKID, struct input_event's time_t-dependent layout).
+        .target(name: "CEvdev", cSettings: cStrict),
+        .target(name: "HALLinux", dependencies: ["HAL", "CGPIOD", "CI2C", "CLinuxOS", "CEvdev"], swiftSettings: strict),
 
-        .testTarget(name: "ResendCoreTests", dependencies: ["ResendCore", "HAL"], swiftSettings: strict),
+        .testTarget(name: "ResendCoreTests", dependencies: ["ResendCore", "HALMock", "HAL"], swiftSettings: strict),
         .testTarget(name: "CharacterLCDTests", dependencies: ["CharacterLCD", "HALMock", "HAL"], swiftSettings: strict),
         .testTarget(name: "HALMockTests", dependencies: ["HALMock", "HAL"], swiftSettings: strict),
         .testTarget(name: "HALLinuxTests", dependencies: ["HALLinux", "HAL"], swiftSettings: strict),

@@ -12,13 +12,19 @@ public struct Console {
     /// Reads the configuration file (`--config`, or the default path): a missing file is told
     /// apart from an unreadable one. Tests give a fake so that no real /etc file leaks in.
     public var readConfig: (String) -> ConfigFileContents
+    /// Reads a text file named on the command line (`config check FILE`, `--script-file`) with at
+    /// most `limit` bytes, saying why it cannot (`what` names the file's role in the message about
+    /// the limit). Without one given, `readFile` serves (its nil reads as a missing file).
+    public var readText: (_ path: String, _ limit: Int, _ what: String) -> ConfigFileContents
 
     public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, readFile: @escaping (String) -> String?,
-                readConfig: @escaping (String) -> ConfigFileContents = ConfigFileContents.read) {
+                readConfig: @escaping (String) -> ConfigFileContents = ConfigFileContents.read,
+                readText: ((_ path: String, _ limit: Int, _ what: String) -> ConfigFileContents)? = nil) {
         self.out = out
         self.err = err
         self.readFile = readFile
         self.readConfig = readConfig
+        self.readText = readText ?? { path, _, _ in readFile(path).map(ConfigFileContents.text) ?? .missing }
     }
 }
 
@@ -33,6 +39,10 @@ let topUsage = """
 
     Run 'resend-button <command> --help' for the options of a command.
     """
+
+/// The largest `--script-file` read, 16 MiB: room for a few hundred thousand items, and a bound
+/// for an endless file.
+public let maximumScriptFileSize = 16 << 20
 
 /// What a command line asks for, once parsed and validated (`parseCommandLine`).
 public enum CommandLineAction {
@@ -63,8 +73,9 @@ public func parseCommandLine(_ arguments: [String], console: Console) throws(Exi
         guard options.headless else { return .simulateInteractive(options) }
         let scriptText: String
         if let path = options.scriptFile {
-            guard let text = console.readFile(path) else {
-                throw ExitError(.usage, "simulate: --script-file: cannot read \(shown(path))")
+            let contents = console.readText(path, maximumScriptFileSize, "a script file")
+            guard case .text(let text) = contents else {
+                throw ExitError(.usage, "simulate: --script-file: cannot read \(shown(path)): \(contents.failureReason ?? "")")
             }
             scriptText = text
         } else {
@@ -102,9 +113,11 @@ public func runCommandLine(_ arguments: [String], console: Console, interactive:
             console.out(text)
             return .ok
         case .simulateHeadless(let options, let script):
+            try checkStatePath(options.services.stateFile, command: "simulate", fromFlag: true, configPath: "")
             try runHeadless(settings: options.settings, services: options.services, script: script, events: options.events, output: console.out)
             return .ok
         case .simulateInteractive(let options):
+            try checkStatePath(options.services.stateFile, command: "simulate", fromFlag: true, configPath: "")
             try interactive(options)
             return .ok
         case .run(let options):

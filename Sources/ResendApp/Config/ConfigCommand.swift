@@ -22,8 +22,9 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
         if let problem = pathProblem(path) {
             throw ExitError(.usage, "config check: FILE \(shown(path)) \(problem)\n\(usage)")
         }
-        guard let text = console.readFile(path) else {
-            throw ExitError(.config, "\(path): cannot read the configuration file")
+        let contents = console.readText(path, DeviceConfig.maximumFileSize, "a configuration file")
+        guard case .text(let text) = contents else {
+            throw ExitError(.config, "\(path): cannot read the configuration file: \(contents.failureReason ?? "")")
         }
         do throws(ConfigErrors) {
             let config = try DeviceConfig.parse(text: text, source: path)
