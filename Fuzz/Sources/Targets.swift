@@ -12,11 +12,14 @@ func quietConsole(file: String? = nil) -> Console {
     Console(out: { _ in }, err: { _ in }, readFile: { _ in file }, readConfig: { _ in file.map { .text($0) } ?? .missing })
 }
 
-/// The configuration file: the entry point of `config check FILE`, on the input as the file.
+/// The configuration file: the entry point of `config check FILE`, on the input's bytes as the
+/// file's (not UTF-8 included: the reader gives those a line and column).
 func fuzzConfig(_ bytes: [UInt8]) {
     var failed: ExitError?
+    let console = Console(
+        out: { _ in }, err: { _ in }, readFile: { _ in nil }, readConfig: { _ in .missing }, readText: { _, _, _ in .bytes(bytes) })
     do throws(ExitError) {
-        try runConfigCommand(["check", "fuzz.json5"], console: quietConsole(file: text(bytes)))
+        try runConfigCommand(["check", "fuzz.json5"], console: console)
     } catch {
         failed = error
     }

@@ -74,7 +74,7 @@ public func parseCommandLine(_ arguments: [String], console: Console) throws(Exi
         let scriptText: String
         if let path = options.scriptFile {
             let contents = console.readText(path, maximumScriptFileSize, "a script file")
-            guard case .text(let text) = contents else {
+            guard let text = contents.text else {
                 throw ExitError(.usage, "simulate: --script-file: cannot read \(shown(path)): \(contents.failureReason ?? "")")
             }
             scriptText = text

@@ -22,16 +22,23 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
         if let problem = pathProblem(path) {
             throw ExitError(.usage, "config check: FILE \(shown(path)) \(problem)\n\(usage)")
         }
+        // Read as bytes, so that bytes which are not UTF-8 get a line and column instead of
+        // silently becoming U+FFFD.
         let contents = console.readText(path, DeviceConfig.maximumFileSize, "a configuration file")
-        guard case .text(let text) = contents else {
+        let bytes: [UInt8]
+        switch contents {
+        case .bytes(let read): bytes = read
+        case .text(let text): bytes = Array(text.utf8)
+        case .missing, .unreadable:
             throw ExitError(.config, "\(path): cannot read the configuration file: \(contents.failureReason ?? "")")
         }
+        let config: DeviceConfig
         do throws(ConfigErrors) {
-            let config = try DeviceConfig.parse(text: text, source: path)
-            console.out("\(path): OK; \(config.summary)")
+            config = try DeviceConfig.parse(bytes: bytes, source: path)
         } catch {
             throw error.exitError
         }
+        console.out("\(path): OK; \(config.summary)")
     default:
         var message = "config: unknown subcommand \(shown(subcommand))"
         if let near = closestName(to: subcommand, among: ["check"]) { message += "; did you mean '\(near)'?" }
