@@ -22,10 +22,11 @@ struct HardeningTests {
 
     @Test("a press at the 10-year limit runs its whole countdown (now + cooldown stays in range)")
     func pressAtTheLimit() {
-        let result = runCLI(["simulate", "--headless", "--duration", "86400", "--script", "press@315360000"])
+        let result = runCLI(["simulate", "--headless", "--duration", "60", "--script", "press@315360000"])
         #expect(result.code == .ok)
-        #expect(result.out.contains("315360000.020 screen |Verification    |Resend (86400)  |"))
-        #expect(result.out.last == "315446400.021 screen |Stopped         |                |")
+        #expect(result.out.contains("315360000.020 screen |Verification    |Resend (60)     |"))
+        #expect(result.out.contains("315360060.020 screen |Verification    |Resend          |"))
+        #expect(result.out.last?.hasSuffix(" screen |Stopped         |                |") == true)
     }
 
     @Test("a --mock-send delay beyond 10 years is a usage error")
