@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <string.h>
 #include <spawn.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
@@ -195,3 +196,24 @@ int rb_epoll_ready(int epoll_fd, int *fds, int capacity) {
     for (int i = 0; i < count; i++) fds[i] = events[i].data.fd;
     return count;
 }
+
+const char *rb_errno_name(int error) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+    return strerrorname_np(error);
+#else
+    (void)error;
+    return NULL;
+#endif
+}
+
+int rb_rename_noreplace(const char *from, const char *to) {
+#ifdef SYS_renameat2
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
+#else
+    (void)from;
+    (void)to;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+

@@ -85,14 +85,10 @@ public enum Discovery {
     }
 
     /// The first line of a small text file (sysfs attribute), without the newline; nil if unreadable.
+    /// Read like every other file (`FileReader`): a sysfs attribute is a regular file of at most a page.
     static func readFirstLine(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { _ = close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let count = read(fd, &buffer, buffer.count)
-        guard count > 0 else { return nil }
-        let text = String(decoding: buffer.prefix(count), as: UTF8.self)
+        guard let bytes = try? FileReader.read(path, limit: 4096), !bytes.isEmpty else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
         return String(text.prefix { $0 != "\n" })
     }
 }

@@ -11,8 +11,8 @@ public struct RegisteredDescriptor: Hashable, Sendable {
 /// registered descriptors, a one-shot timerfd at the controller's next deadline, and a signalfd
 /// turning SIGINT/SIGTERM into `.stop`.
 ///
-/// One thread: create it on the thread that runs the loop (it blocks SIGINT/SIGTERM there; see
-/// `StopSignals.block()`). `wait(until: nil)` blocks with no time-out at all. Edge times are the
+/// One thread: create it on the thread that runs the loop (it blocks SIGINT/SIGTERM there while
+/// it exists; see `Poller`). `wait(until: nil)` blocks with no time-out at all. Edge times are the
 /// kernel's timestamps, so the time spent in the queue does not skew debouncing.
 public struct LinuxEventSource: EventSource {
     private let poller: Poller

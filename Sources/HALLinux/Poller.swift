@@ -7,8 +7,11 @@ import HAL
 /// signalfd for SIGINT/SIGTERM (plus SIGWINCH for the terminal).
 ///
 /// Creating it blocks those signals in the calling thread (threads created afterwards inherit the
-/// mask, so create it, or call `StopSignals.block()`, before starting threads); the previous mask
-/// is restored when it goes away. With no deadline the timer is disarmed and poll() has no
+/// mask; the program starts none); the previous mask is restored when it goes away. Before and
+/// after, SIGINT/SIGTERM have their default action: the process ends at once (130/143 in a
+/// shell), which is what a command without an event loop (`config check`, a headless run on
+/// virtual time) should do. A signal that comes while it exists is read from the signalfd; one
+/// still pending when it goes away is delivered then, with the default action. With no deadline the timer is disarmed and poll() has no
 /// time-out: nothing wakes an idle process.
 final class Poller {
     private let timerFD: Int32
@@ -97,18 +100,5 @@ final class Poller {
             wakeup.deadlineReached = true
         }
         return wakeup
-    }
-}
-
-/// Process-wide signal set-up for the event loop.
-public enum StopSignals {
-    /// Blocks SIGINT and SIGTERM in the calling thread so that they are only seen through the
-    /// event loop's signalfd. Call it first thing in `main`, before any thread starts, so that every
-    /// thread inherits the mask (a process-directed signal may otherwise go to a thread that has it
-    /// unblocked and kill the process the default way).
-    public static func block() throws(HALError) {
-        var previous = sigset_t()
-        let fd = try Syscall.run("block SIGINT/SIGTERM") { rb_signalfd_open(Int32(RB_SIGNALS_STOP), &previous) }
-        _ = close(fd)
     }
 }

@@ -16,8 +16,12 @@ import HAL
 ///   Standard input is /dev/null; standard output and standard error go, interleaved, into one
 ///   pipe; the first `outputLimit` bytes are kept for the log, the rest counted and dropped. The
 ///   pipe is always drained, so a chatty command never blocks on a full pipe.
-/// - It runs in a process group of its own. At `timeout` the group gets SIGTERM, and SIGKILL
-///   `killGrace` later if the command is still running; the outcome is then `.timedOut`.
+/// - It runs in a process group of its own, and nothing it starts there outlives it: at `timeout`
+///   the group gets SIGTERM, and SIGKILL `killGrace` later (the outcome is then `.timedOut`);
+///   when the command ends by itself and its group still has members (a `sleep 1000 &`), they get
+///   SIGTERM at once and SIGKILL `killGrace` later; `terminateAll()` does the same for everything
+///   at the program's stop. A process that leaves the group (setsid, a double fork into another
+///   session) is beyond reach, as it is for any supervisor short of a cgroup.
 /// - Its end is seen through a pidfd (Linux 5.3+). The pidfd and the pipe sit in one epoll
 ///   instance, `pollDescriptor`: register that once with the event source
 ///   (`LinuxEventSource.register(fileDescriptor:onReadable: runner.collect)`), and outcomes arrive
@@ -27,8 +31,8 @@ import HAL
 ///   `start`, with the reason.
 ///
 /// One thread: create and use it on the event loop's thread. A class, so that the loop and the
-/// event source's callback share it. Children still running when it goes away are killed (SIGKILL)
-/// and reaped.
+/// event source's callback share it. Process groups still there when it goes away get SIGKILL and
+/// the commands are reaped (`terminateAll()` first gives them SIGTERM and the grace period).
 public final class ProcessRunner: CommandRunner {
     public struct Configuration: Hashable, Sendable {
         /// The program and its arguments; must not be empty.
@@ -77,6 +81,10 @@ public final class ProcessRunner: CommandRunner {
     /// The epoll descriptor to watch for readability (see the type).
     public let pollDescriptor: Int32
     private var children: [Child] = []
+    /// Process groups of commands already reaped whose other members got SIGTERM: SIGKILL is due
+    /// at `killAt`. The group id is the reaped command's pid; it cannot be reused while the group
+    /// has members.
+    private var lingering: [(group: Int32, killAt: Instant)] = []
     private let clock = SystemClock()
 
     public init(_ configuration: Configuration) throws(HALError) {
@@ -85,13 +93,53 @@ public final class ProcessRunner: CommandRunner {
     }
 
     deinit {
+        killRemaining()
+        _ = close(pollDescriptor)
+    }
+
+    /// SIGKILL to every group left, then reaps the commands (they cannot ignore SIGKILL).
+    private func killRemaining() {
+        for entry in lingering { _ = kill(-entry.group, SIGKILL) }
+        lingering = []
         for child in children {
-            _ = kill(-child.pid, SIGKILL)  // best effort on the way out; the reap below waits for it
+            _ = kill(-child.pid, SIGKILL)
             _ = rb_reap_blocking(child.pid)
             _ = close(child.pidFD)
             if let fd = child.outputFD { _ = close(fd) }
         }
-        _ = close(pollDescriptor)
+        children = []
+    }
+
+    /// Ends every command still running and whatever it started in its process group, for the
+    /// program's stop: SIGTERM to each group, then up to `killGrace` for them to go (checked every
+    /// 10 ms), then SIGKILL to what is left, and every command is reaped. Blocks for at most about
+    /// `killGrace`; returns at once when nothing runs. Their outcomes are not reported.
+    public func terminateAll() {
+        guard !children.isEmpty || !lingering.isEmpty else { return }
+        for child in children where !child.killed { signal(child.pid, SIGTERM) }
+        for entry in lingering { signal(entry.group, SIGTERM) }
+        var groups = lingering.map(\.group)
+        lingering = []
+        let giveUp = clock.now() + configuration.killGrace
+        var pause = SleepDelay()
+        while true {
+            for index in children.indices.reversed() {
+                var signalled: Int32 = 0
+                var value: Int32 = 0
+                guard rb_reap(children[index].pid, &signalled, &value) == 1 else { continue }
+                let child = children.remove(at: index)
+                _ = close(child.pidFD)
+                if let fd = child.outputFD { closeOutput(fd) }
+                groups.append(child.pid)
+            }
+            // kill(-group, 0) fails (ESRCH) once no member is left.
+            groups.removeAll { kill(-$0, 0) != 0 }
+            if children.isEmpty && groups.isEmpty { return }
+            if clock.now() >= giveUp { break }
+            pause.delay(.milliseconds(10))
+        }
+        lingering = groups.map { ($0, giveUp) }
+        killRemaining()
     }
 
     /// Sends still running.
@@ -122,7 +170,7 @@ public final class ProcessRunner: CommandRunner {
         _ = close(writeFD)  // the child holds its copy; ours must go so EOF can come
         if let errno = spawned {
             _ = close(readFD)
-            return failure("\(program): \(describe(errno: errno))", errno)
+            return failure(Self.startFailureReason(program, errno: errno), errno)
         }
         let pidFD: Int32
         do throws(HALError) {
@@ -145,7 +193,8 @@ public final class ProcessRunner: CommandRunner {
 
     /// The next SIGTERM (time-out) or SIGKILL (grace period over) due.
     public var nextService: Instant? {
-        children.compactMap { child in child.killAt == nil ? child.terminateAt : (child.killed ? nil : child.killAt) }.min()
+        let commands = children.compactMap { child in child.killAt == nil ? child.terminateAt : (child.killed ? nil : child.killAt) }.min()
+        return earliestInstant(commands, lingering.map(\.killAt).min())
     }
 
     /// Sends what is due at `now`: SIGTERM to a command past its time-out, SIGKILL to one past the
@@ -160,6 +209,10 @@ public final class ProcessRunner: CommandRunner {
                 children[index].killed = true
             }
         }
+        for entry in lingering where now >= entry.killAt {
+            signal(entry.group, SIGKILL)
+        }
+        lingering.removeAll { now >= $0.killAt }
         return []
     }
 
@@ -185,6 +238,7 @@ public final class ProcessRunner: CommandRunner {
             if let fd = child.outputFD { closeOutput(fd) }
             _ = try? Syscall.run("epoll_ctl remove pidfd") { rb_epoll_remove(epoll, child.pidFD) }
             _ = close(child.pidFD)
+            cleanUpGroup(of: child)
             let ending: SendOutcome.Ending
             if child.killAt != nil {
                 ending = .timedOut(after: configuration.timeout, killed: child.killed)
@@ -198,6 +252,19 @@ public final class ProcessRunner: CommandRunner {
                 droppedOutputBytes: child.dropped)), at: 0)
         }
         return inputs
+    }
+
+    /// The command `child` was reaped: what it left running in its group gets SIGTERM now (or
+    /// keeps the SIGKILL already due after a time-out), and SIGKILL after the grace period.
+    /// The group id is the reaped command's pid: while a member is left the kernel keeps that
+    /// number allocated, so it cannot name another group; once none is left kill() fails (ESRCH).
+    private func cleanUpGroup(of child: Child) {
+        if child.killed { return }  // SIGKILL went to the whole group already
+        if let killAt = child.killAt {
+            if kill(-child.pid, 0) == 0 { lingering.append((child.pid, killAt)) }
+        } else if kill(-child.pid, SIGTERM) == 0 {
+            lingering.append((child.pid, clock.now() + configuration.killGrace))
+        }
     }
 
     /// Reads what the pipe holds now, keeping up to the limit; at end of file closes it.
@@ -238,6 +305,39 @@ public final class ProcessRunner: CommandRunner {
         _ = kill(-pid, number)
     }
 
+    /// Why `program` could not start, in the user's terms: posix_spawnp says EACCES alike for a
+    /// directory and for a file without execute permission, so the file is looked at (in PATH
+    /// when the name has no slash, as posix_spawnp searched).
+    static func startFailureReason(_ program: String, errno: Int32) -> String {
+        let plain = "\(program): \(describe(errno: errno))"
+        guard errno == EACCES, let (path, info) = locate(program) else { return plain }
+        let shown = path == program ? program : "\(program) (\(path))"
+        let type = FileType(mode: info.st_mode)
+        if type != .regular {
+            return "\(shown): is \(type.description), not a program"
+        }
+        if info.st_mode & 0o111 == 0 {
+            var mode = String(info.st_mode & 0o7777, radix: 8)
+            mode = String(repeating: "0", count: max(0, 4 - mode.count)) + mode
+            return "\(shown): is not executable (mode \(mode): no execute permission; chmod +x it)"
+        }
+        return plain  // e.g. a noexec mount or a directory on the way without search permission
+    }
+
+    /// The file posix_spawnp would run for `program` (stat follows links, as exec does), or nil.
+    private static func locate(_ program: String) -> (String, stat)? {
+        var info = stat()
+        if program.contains("/") {
+            return stat(program, &info) == 0 ? (program, info) : nil
+        }
+        let searchPath = getenv("PATH").map { String(cString: $0) } ?? "/bin:/usr/bin"
+        for directory in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
+            let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + program
+            if stat(candidate, &info) == 0 { return (candidate, info) }
+        }
+        return nil
+    }
+
     /// This program's environment with `extra` (the configuration's `send.environment`, sorted by
     /// name) and then the RESEND_* variables for `request` set over it.
     static func environment(for request: SendRequest, extra: [String: String] = [:]) -> [String] {
@@ -271,6 +371,12 @@ extension Syscall {
             return error.errno
         }
     }
+}
+
+private func earliestInstant(_ a: Instant?, _ b: Instant?) -> Instant? {
+    guard let a else { return b }
+    guard let b else { return a }
+    return min(a, b)
 }
 
 /// Calls `body` with a NULL-terminated C array of copies of `strings`, freed afterwards.

@@ -19,17 +19,9 @@ public enum StandardStreams {
         }
     }
 
-    /// The whole file at `path` as UTF-8 text (invalid bytes become U+FFFD).
-    public static func readTextFile(_ path: String) throws(HALError) -> String {
-        let fd = try Syscall.run("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
-        defer { close(fd) }
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = try Syscall.run("read \(path)") { read(fd, &chunk, chunk.count) }
-            if count == 0 { break }
-            data += chunk[0..<count]
-        }
-        return String(decoding: data, as: UTF8.self)
+    /// The whole regular file at `path` as UTF-8 text (invalid bytes become U+FFFD), read with
+    /// `FileReader.read`: no link followed, nothing but a regular file opened, at most `limit` bytes.
+    public static func readTextFile(_ path: String, limit: Int) throws(FileReadError) -> String {
+        String(decoding: try FileReader.read(path, limit: limit), as: UTF8.self)
     }
 }

@@ -1,3 +1,4 @@
+import CLinuxOS
 import Glibc
 import HAL
 
@@ -6,6 +7,13 @@ import HAL
 /// (rename(2) is atomic), and then the directory is fsync'ed so the rename itself survives a power
 /// cut. A crash at any point leaves the old or the new state, never a mix. One writer per path.
 ///
+/// Only the program's own files are touched: `PATH` is read, moved aside or replaced only when it
+/// is a regular file (a device node, FIFO, socket, directory or symbolic link there is an error and
+/// is left exactly as it is; `checkPath` says so at start-up). `PATH.tmp` is created exclusively
+/// (O_CREAT | O_EXCL | O_NOFOLLOW), never through a link planted there; a regular file left there
+/// by a crash is unlinked (which removes the name only, never a link's target) and the create is
+/// tried once more. Reads are capped at `maximumSize` bytes.
+///
 /// Every call blocks for its I/O (a write includes two fsyncs: milliseconds on an SD card, done
 /// only when the state changes, not per countdown tick). Errors are typed, never printed.
 public struct StateFile: StateStorage, Sendable {
@@ -13,6 +21,8 @@ public struct StateFile: StateStorage, Sendable {
 
     /// Unreadable states are moved to `PATH.corrupt-1`, `-2`, ... up to this many.
     public static let maximumCorruptCopies = 1000
+    /// The largest state file read: the state is about 250 bytes; more is not ours to parse.
+    public static let maximumSize = 65_536
 
     public init(path: String) {
         self.path = path
@@ -27,29 +37,36 @@ public struct StateFile: StateStorage, Sendable {
 
     var temporaryPath: String { path + ".tmp" }
 
-    /// The stored bytes; nil when the file does not exist (a fresh start).
-    public func read() throws(HALError) -> [UInt8]? {
-        let path = self.path
-        let fd: Int32
-        do throws(HALError) {
-            fd = try Syscall.run("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
-        } catch where error.errno == ENOENT {
-            return nil
+    /// Why `path` cannot be the state file, or nil when it can: nothing there yet, or a regular
+    /// file. For the start-up check, so that a wrong path is a configuration error rather than
+    /// something found at the first press. A failing lstat (e.g. EACCES on a directory on the way)
+    /// is not judged here: reading and writing report it.
+    public func checkPath() -> String? {
+        guard let type = try? FileType.of(path) else { return nil }
+        switch type {
+        case .regular: return nil
+        case .symbolicLink: return "is a symbolic link (not followed: name the file itself)"
+        default: return "is \(type.description), not a regular file"
         }
-        defer { _ = close(fd) }  // read-only: nothing to lose on close
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = try Syscall.run("read \(path)") { Glibc.read(fd, &chunk, chunk.count) }
-            if count == 0 { return data }
-            data += chunk[0..<count]
+    }
+
+    /// The stored bytes; nil when the file does not exist (a fresh start). Anything but a regular
+    /// file, or more than `maximumSize` bytes, throws (`.invalidArgument`, the reason in the
+    /// operation) and is left alone.
+    public func read() throws(HALError) -> [UInt8]? {
+        do throws(FileReadError) {
+            return try FileReader.read(path, limit: StateFile.maximumSize)
+        } catch where error.isMissing {
+            return nil
+        } catch {
+            throw error.halError
         }
     }
 
     /// Replaces the file's content with `bytes`, atomically and durably (see the type).
     public mutating func write(_ bytes: [UInt8]) throws(HALError) {
+        let fd = try createTemporary()
         let temporary = temporaryPath
-        let fd = try Syscall.run("create \(temporary)") { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         do throws(HALError) {
             var offset = 0
             while offset < bytes.count {
@@ -67,6 +84,7 @@ public struct StateFile: StateStorage, Sendable {
         }
         let path = self.path
         do throws(HALError) {
+            try requireRegularOrNothing("replace")
             _ = try Syscall.run("rename \(temporary) to \(path)") { rename(temporary, path) }
         } catch {
             _ = unlink(temporary)
@@ -75,13 +93,53 @@ public struct StateFile: StateStorage, Sendable {
         try syncDirectory()
     }
 
-    /// Renames the file to the first free `PATH.corrupt-N` and returns that path.
+    /// Creates `PATH.tmp` exclusively; a regular file left there by a crash is removed and the
+    /// create tried once more. Anything else there (a link, a FIFO, ...) is left alone: an error.
+    private func createTemporary() throws(HALError) -> Int32 {
+        let temporary = temporaryPath
+        var removedLeftover = false
+        while true {
+            do throws(HALError) {
+                return try Syscall.run("create \(temporary)") {
+                    open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                }
+            } catch where error.errno == EEXIST && !removedLeftover {
+                let type = try FileType.of(temporary)
+                if let type, type != .regular {
+                    throw HALError(.invalidArgument, operation: "create \(temporary): it exists and is \(type.description); left alone (remove it by hand)", errno: EEXIST)
+                }
+                // unlink removes the name only: a hard link's other names keep their content.
+                _ = try Syscall.run("remove the leftover \(temporary)") { unlink(temporary) }
+                removedLeftover = true
+            }
+        }
+    }
+
+    /// Throws unless `path` is a regular file or absent: only our own file is replaced or moved.
+    private func requireRegularOrNothing(_ action: String) throws(HALError) {
+        let type = try FileType.of(path)
+        if let type, type != .regular {
+            let reason = type == .symbolicLink ? "is a symbolic link (not followed)" : "is \(type.description), not a regular file"
+            throw HALError(.invalidArgument, operation: "\(action) \(path): it \(reason); left alone", errno: type == .directory ? EISDIR : 0)
+        }
+    }
+
+    /// Renames the file to the first free `PATH.corrupt-N` and returns that path. Only a regular
+    /// file is moved, and never over an existing name (RENAME_NOREPLACE; on a file system without
+    /// it, names that exist per lstat are skipped).
     public mutating func moveAside() throws(HALError) -> String {
+        try requireRegularOrNothing("move aside")
+        let path = self.path
         for n in 1...StateFile.maximumCorruptCopies {
             let candidate = path + ".corrupt-" + String(n)
-            if access(candidate, F_OK) == 0 { continue }
-            let path = self.path
-            _ = try Syscall.run("rename \(path) to \(candidate)") { rename(path, candidate) }
+            do throws(HALError) {
+                _ = try Syscall.run("rename \(path) to \(candidate)") { rb_rename_noreplace(path, candidate) }
+            } catch where error.errno == EEXIST {
+                continue
+            } catch where error.errno == EINVAL || error.errno == ENOSYS {
+                if try FileType.of(candidate) != nil { continue }
+                _ = try Syscall.run("rename \(path) to \(candidate)") { rename(path, candidate) }
+            }
             try syncDirectory()
             return candidate
         }

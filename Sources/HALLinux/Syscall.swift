@@ -1,3 +1,4 @@
+import CLinuxOS
 import Glibc
 import HAL
 import Synchronization
@@ -102,13 +103,20 @@ public func describe(_ error: HALError) -> String {
     return describe(errno: error.errno)
 }
 
-/// "NAME (number): meaning" for an errno value; unknown values use the C library's text.
+/// "NAME (number): meaning" for an errno value: the one wording of OS errors everywhere (logs,
+/// start-up failures, `config check`, the send command's reasons). Values outside the table use
+/// the C library's name and text in the same shape ("EXFULL (54): exchange full").
 public func describe(errno: Int32) -> String {
     if let known = errnoTable[errno] {
         return "\(known.name) (\(errno)): \(known.meaning)"
     }
-    let text = strerror(errno).map { String(cString: $0) } ?? "unknown error"
-    return "errno \(errno): \(text)"
+    let name = rb_errno_name(errno).map { String(cString: $0) } ?? "errno"
+    var text = strerror(errno).map { String(cString: $0) } ?? "unknown error"
+    // strerror capitalises ("Is a directory"); the table's meanings are lower case mid-sentence.
+    if let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase ?? true {
+        text = first.lowercased() + text.dropFirst()
+    }
+    return "\(name) (\(errno)): \(text)"
 }
 
 private func describe(kind: HALError.Kind) -> String {
@@ -128,21 +136,40 @@ private func describe(kind: HALError.Kind) -> String {
 private let errnoTable: [Int32: (name: String, meaning: String)] = [
     EPERM: ("EPERM", "operation not permitted"),
     ENOENT: ("ENOENT", "no such file or directory"),
+    ESRCH: ("ESRCH", "no such process"),
     EINTR: ("EINTR", "interrupted by a signal"),
     EIO: ("EIO", "input/output error on the bus or device"),
     ENXIO: ("ENXIO", "no device answered"),
+    E2BIG: ("E2BIG", "argument list too long"),
+    ENOEXEC: ("ENOEXEC", "not a program the kernel can run (a script needs a #! line)"),
     EBADF: ("EBADF", "bad file descriptor"),
+    ECHILD: ("ECHILD", "no child process"),
     EAGAIN: ("EAGAIN", "try again"),
     ENOMEM: ("ENOMEM", "out of memory"),
     EACCES: ("EACCES", "permission denied"),
     EBUSY: ("EBUSY", "in use by another program or driver"),
+    EEXIST: ("EEXIST", "already exists"),
+    EXDEV: ("EXDEV", "not on the same file system"),
     ENODEV: ("ENODEV", "no such device"),
+    ENOTDIR: ("ENOTDIR", "a part of the path is not a directory"),
+    EISDIR: ("EISDIR", "is a directory"),
     EINVAL: ("EINVAL", "invalid argument or not supported by the driver"),
+    ENFILE: ("ENFILE", "too many open files in the system"),
+    EMFILE: ("EMFILE", "too many open files"),
     ENOTTY: ("ENOTTY", "not supported by this device"),
+    ETXTBSY: ("ETXTBSY", "the program file is being written"),
+    EFBIG: ("EFBIG", "file too large"),
+    ENOSPC: ("ENOSPC", "no space left on device"),
+    EROFS: ("EROFS", "read-only file system"),
+    EPIPE: ("EPIPE", "the reader went away (broken pipe)"),
+    ENAMETOOLONG: ("ENAMETOOLONG", "file name too long"),
     ENOSYS: ("ENOSYS", "not implemented by the kernel"),
+    ENOTEMPTY: ("ENOTEMPTY", "directory not empty"),
+    ELOOP: ("ELOOP", "too many levels of symbolic links"),
     EPROTO: ("EPROTO", "protocol error"),
     EOPNOTSUPP: ("EOPNOTSUPP", "operation not supported"),
     ETIMEDOUT: ("ETIMEDOUT", "timed out"),
+    EDQUOT: ("EDQUOT", "disk quota exceeded"),
     EREMOTEIO: ("EREMOTEIO", "no device answered"),
 ]
 

@@ -51,8 +51,8 @@ public struct ScriptedCommandRunner: CommandRunner {
 
         /// Exits with status 0 after `delay`.
         public static func succeeds(after delay: TimeSpan) -> Step { Step(after: delay, .exited(code: 0)) }
-        /// Cannot start (the command is missing): the outcome comes at once.
-        public static let notFound = Step(after: .zero, .couldNotStart(reason: "No such file or directory", errno: 2))
+        /// Cannot start (the command is missing): the outcome comes at once, in ProcessRunner's words.
+        public static let notFound = Step(after: .zero, .couldNotStart(reason: "send-command: ENOENT (2): no such file or directory", errno: 2))
     }
 
     public let steps: [Step]

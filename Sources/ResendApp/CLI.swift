@@ -12,13 +12,19 @@ public struct Console {
     /// Reads the configuration file (`--config`, or the default path): a missing file is told
     /// apart from an unreadable one. Tests give a fake so that no real /etc file leaks in.
     public var readConfig: (String) -> ConfigFileContents
+    /// Reads a text file named on the command line (`config check FILE`, `--script-file`) with at
+    /// most `limit` bytes, saying why it cannot (`what` names the file's role in the message about
+    /// the limit). Without one given, `readFile` serves (its nil reads as a missing file).
+    public var readText: (_ path: String, _ limit: Int, _ what: String) -> ConfigFileContents
 
     public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, readFile: @escaping (String) -> String?,
-                readConfig: @escaping (String) -> ConfigFileContents = ConfigFileContents.read) {
+                readConfig: @escaping (String) -> ConfigFileContents = ConfigFileContents.read,
+                readText: ((_ path: String, _ limit: Int, _ what: String) -> ConfigFileContents)? = nil) {
         self.out = out
         self.err = err
         self.readFile = readFile
         self.readConfig = readConfig
+        self.readText = readText ?? { path, _, _ in readFile(path).map(ConfigFileContents.text) ?? .missing }
     }
 }
 
@@ -34,6 +40,10 @@ let topUsage = """
     Run 'resend-button <command> --help' for the options of a command.
     """
 
+/// The largest `--script-file` read, 16 MiB: room for a few hundred thousand items, and a bound
+/// for an endless file.
+public let maximumScriptFileSize = 16 << 20
+
 /// Runs the command line `arguments` (without the program name) and returns the exit code.
 /// Every failure is one line on `console.err` naming what is wrong, and a sysexits code.
 public func runCommandLine(_ arguments: [String], console: Console, interactive: (SimulateOptions) throws(ExitError) -> Void) -> ExitCode {
@@ -46,13 +56,17 @@ public func runCommandLine(_ arguments: [String], console: Console, interactive:
         switch command {
         case "simulate":
             let options = try SimulateOptions.parse(rest, readConfig: console.readConfig)
+            if !options.help {
+                try checkStatePath(options.services.stateFile, command: "simulate", fromFlag: true, configPath: "")
+            }
             if options.help {
                 console.out(SimulateOptions.help)
             } else if options.headless {
                 let scriptText: String
                 if let path = options.scriptFile {
-                    guard let text = console.readFile(path) else {
-                        throw ExitError(.usage, "simulate: --script-file: cannot read '\(path)'")
+                    let contents = console.readText(path, maximumScriptFileSize, "a script file")
+                    guard case .text(let text) = contents else {
+                        throw ExitError(.usage, "simulate: --script-file: cannot read '\(path)': \(contents.failureReason ?? "")")
                     }
                     scriptText = text
                 } else {

@@ -115,6 +115,8 @@ public struct RunOptions: Sendable {
     public var send = DeviceConfig.Send()
     /// Where the countdown is persisted; nil (`--state-file off`): not persisted.
     public var stateFile: String? = DeviceConfig.defaultStateFile
+    /// True when `stateFile` comes from `--state-file` (a bad path is then exit 64, else 78).
+    public var stateFileFromFlag = false
     public var policy = ResendPolicy.off
     /// The configuration file read, and whether it was named with `--config`.
     public var configPath = DeviceConfig.defaultPath
@@ -212,7 +214,10 @@ public struct RunOptions: Sendable {
         }
         var options = RunOptions(config: config)
         options.configPath = configPath
-        if let text = parsed.value("state-file") { options.stateFile = text == "off" ? nil : text }
+        if let text = parsed.value("state-file") {
+            options.stateFile = text == "off" ? nil : text
+            options.stateFileFromFlag = true
+        }
         if let text = parsed.value("button") { options.button = try parseLine(text, option: "button", command: command) }
         if let text = parsed.value("button-bias") {
             guard let bias = biasNames.first(where: { $0.name == text })?.bias else {

@@ -32,6 +32,7 @@ struct AcquiredHardware {
 /// no-ops. The send command runs as a child watched through its pidfd in the same poll set, and
 /// the countdown is persisted in the state file (unless `--state-file off`).
 public func runDevice(_ options: RunOptions, console: Console, notifier: SystemdNotifier = .fromProcessEnvironment()) throws(ExitError) {
+    try checkStatePath(options.stateFile, command: "run", fromFlag: options.stateFileFromFlag, configPath: options.configPath)
     let hardware = try acquireHardware(options, facts: StartupFacts.gather())
     let settings = options.settings
     let clock = SystemClock()

@@ -47,12 +47,20 @@ public enum SendRunner: CommandRunner {
 
 /// Runs `source` through the event loop with the services: the send command's runner, and the
 /// state file when one is given (on `wall`). The one place that builds the loop, for `run` and for
-/// the simulators; returns when the loop stops.
+/// the simulators; returns when the loop stops, after a send command still running (and whatever
+/// it started) got SIGTERM and, after the grace period, SIGKILL. SIGINT/SIGTERM stay with the
+/// loop's source meanwhile, so that wait is not cut short.
 func runEventLoop<Source: EventSource, Display: FrameDisplay, LED: OutputLine, Clock: MonotonicClock, Observer: LoopObserver, Wall: WallClock>(
     source: Source, display: Display, led: LED, clock: Clock, wall: Wall, observer: Observer,
     config: ControllerConfig, debouncer: Debouncer, runner: SendRunner, stateFile: String?
 ) throws(HALError) {
     let controller = ResendController(config: config)
+    defer {
+        // The source (and its signalfd) lives until here: `source` is this function's argument.
+        withExtendedLifetime(source) {
+            if case .process(let process) = runner { process.terminateAll() }
+        }
+    }
     if let stateFile {
         var loop = EventLoop(
             source: source, display: display, led: led, clock: clock, observer: observer,

@@ -145,13 +145,17 @@ public struct SimulationServices: Sendable {
 }
 
 /// A headless script on real time: the script's edges are delivered at their instants on the
-/// monotonic clock, and everything else (SIGINT/SIGTERM, the send command's pidfd) comes through a
-/// `LinuxEventSource`. Like `VirtualEventSource`, it stops once the script is done and the loop has
-/// nothing pending.
-struct RealtimeScriptSource: EventSource {
-    var inner: LinuxEventSource
+/// clock, and everything else (SIGINT/SIGTERM, the send command's pidfd) comes through `inner`
+/// (a `LinuxEventSource`). Like `VirtualEventSource`, it stops once the script is done and the
+/// loop has nothing pending, but never while `busy()` says an input may still come from `inner`:
+/// a send command SIGKILLed after the countdown ended leaves the loop no deadline, and its outcome
+/// arrives only through the pidfd.
+struct RealtimeScriptSource<Inner: EventSource, Clock: MonotonicClock>: EventSource {
+    var inner: Inner
     var pending: [(time: Instant, input: LoopInput)]
-    let clock = SystemClock()
+    let clock: Clock
+    /// True while a send command runs (its outcome is still to come).
+    let busy: () -> Bool
 
     mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput] {
         while true {
@@ -162,7 +166,7 @@ struct RealtimeScriptSource: EventSource {
                 pending.removeFirst(dueCount)
                 return due
             }
-            if pending.isEmpty && deadline == nil { return [.stop] }
+            if pending.isEmpty && deadline == nil && !busy() { return [.stop] }
             if let deadline, deadline <= now { return [] }
             let inputs = try inner.wait(until: earliest(deadline, pending.first?.time))
             if !inputs.isEmpty { return inputs }
@@ -185,12 +189,14 @@ func runHeadlessRealtime(settings: BehaviourSettings, services: SimulationServic
     } catch {
         throw ExitError(.software, "simulate: cannot set up the event source: \(error.operation): \(describe(error))")
     }
+    var busy: () -> Bool = { false }
     if case .process(let process) = runner {
         _ = inner.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
+        busy = { process.runningCount > 0 }
     }
     let start = clock.now()
     let printer = HeadlessPrinter(emulator: device.emulator, led: device.led, start: start, events: events, output: output)
-    let source = RealtimeScriptSource(inner: inner, pending: scriptInputs(script, start: start))
+    let source = RealtimeScriptSource(inner: inner, pending: scriptInputs(script, start: start), clock: clock, busy: busy)
     do throws(HALError) {
         try runSimulationLoop(
             source: source, device: device, clock: clock, wall: SystemWallClock(), observer: printer, config: config,

@@ -3,17 +3,13 @@ import HAL
 import HALLinux
 import ResendApp
 
-// SIGINT/SIGTERM are taken through a signalfd by the event loop: block them before anything else.
-do throws(HALError) {
-    try StopSignals.block()
-} catch {
-    try? StandardStreams.writeError("resend-button: cannot block SIGINT/SIGTERM: \(error.operation): \(describe(error))\n")
-    exit(ExitCode.software.rawValue)
-}
-
+// SIGINT and SIGTERM keep their default action (end the process, status 130/143 in a shell)
+// until an event loop takes them through its signalfd (`Poller`), and get it back when the loop
+// is gone: every command ends on them promptly, and `run` and the simulators stop gracefully.
 let console = Console(
     out: { text in try? StandardStreams.writeOutput(text + "\n") },
     err: { text in try? StandardStreams.writeError(text + "\n") },
-    readFile: { path in try? StandardStreams.readTextFile(path) })
+    readFile: { path in try? StandardStreams.readTextFile(path, limit: DeviceConfig.maximumFileSize) },
+    readText: ConfigFileContents.read(_:limit:what:))
 let code = runCommandLine(Array(CommandLine.arguments.dropFirst()), console: console, interactive: runInteractive)
 exit(code.rawValue)

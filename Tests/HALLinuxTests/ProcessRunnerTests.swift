@@ -34,6 +34,40 @@ private func runOnce(
 
 private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
+/// The state letter in /proc/PID/stat ("S", "Z", ...), nil when the process is gone.
+private func processState(_ pid: Int32) -> String? {
+    guard let bytes = try? FileReader.read("/proc/\(pid)/stat", limit: 4096) else { return nil }
+    let line = text(bytes)
+    guard let close = line.lastIndex(of: ")") else { return nil }
+    return line[line.index(after: close)...].split(separator: " ").first.map(String.init)
+}
+
+/// Waits up to `seconds` for `pid` to be gone or dead (a zombie waiting for its reaper, which
+/// for an orphan is not this process); true when it is.
+private func waitUntilGone(_ pid: Int32, seconds: Double) -> Bool {
+    let clock = SystemClock()
+    let giveUp = clock.now() + .milliseconds(Int64(seconds * 1000))
+    while true {
+        let state = processState(pid)
+        if state == nil || state == "Z" || state == "X" { return true }
+        if clock.now() >= giveUp { return false }
+        var pause = SleepDelay()
+        pause.delay(.milliseconds(10))
+    }
+}
+
+/// The pid written to `path` by a command, waiting up to 2 s for it.
+private func waitForPID(in path: String) -> Int32? {
+    let clock = SystemClock()
+    let giveUp = clock.now() + .seconds(2)
+    while clock.now() < giveUp {
+        if let bytes = try? FileReader.read(path, limit: 64), let pid = Int32(text(bytes).split(separator: "\n").first ?? "") { return pid }
+        var pause = SleepDelay()
+        pause.delay(.milliseconds(10))
+    }
+    return nil
+}
+
 @Suite("the send command runner", .timeLimit(.minutes(1)))
 struct ProcessRunnerTests {
     @Test("a command exiting 0 succeeds with its standard output and standard error captured")
@@ -105,7 +139,7 @@ struct ProcessRunnerTests {
         #expect(!outcome.succeeded)
     }
 
-    @Test("a file that is not executable fails at once with EACCES")
+    @Test("a file that is not executable fails at once, saying so (EACCES)")
     func notExecutable() throws {
         var template = Array("/tmp/resend-not-executable-XXXXXX".utf8CString)
         let fd = mkstemp(&template)
@@ -114,7 +148,71 @@ struct ProcessRunnerTests {
         defer { _ = close(fd); _ = unlink(path) }
         let (outcome, immediate) = try runOnce([path])
         #expect(immediate)
-        #expect(outcome.ending == .couldNotStart(reason: "\(path): EACCES (13): permission denied", errno: EACCES))
+        #expect(outcome.ending == .couldNotStart(reason: "\(path): is not executable (mode 0600: no execute permission; chmod +x it)", errno: EACCES))
+    }
+
+    @Test("a directory as the command fails at once saying it is a directory, not \"permission denied\"")
+    func directoryCommand() throws {
+        let directory = TemporaryDirectory()
+        let (outcome, immediate) = try runOnce([directory.path])
+        #expect(immediate)
+        #expect(outcome.ending == .couldNotStart(reason: "\(directory.path): is a directory, not a program", errno: EACCES))
+    }
+
+    @Test("what a command leaves running in its process group gets SIGTERM when the command exits")
+    func grandchildTerminated() throws {
+        let (outcome, _) = try runOnce(["sh", "-c", "sleep 1000 & echo $!"])
+        #expect(outcome.ending == .exited(code: 0))
+        let grandchild = try #require(Int32(text(outcome.output).split(separator: "\n").first ?? ""))
+        #expect(waitUntilGone(grandchild, seconds: 2), "the grandchild \(grandchild) still runs")
+    }
+
+    @Test("a grandchild ignoring SIGTERM gets SIGKILL after the grace period, at the runner's service time")
+    func grandchildKilled() throws {
+        // The grandchild ignores SIGTERM before the command exits (it says so through a file).
+        let directory = TemporaryDirectory()
+        let ready = directory.path + "/ready"
+        let script = "sh -c 'trap \"\" TERM; echo $$ > \(ready).tmp; mv \(ready).tmp \(ready); exec sleep 1000' & "
+            + "while [ ! -e \(ready) ]; do sleep 0.01; done; cat \(ready)"
+        let runner = try ProcessRunner(.init(arguments: ["sh", "-c", script], timeout: .seconds(10), killGrace: .milliseconds(300)))
+        var source = try LinuxEventSource(button: nil)
+        _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
+        let clock = SystemClock()
+        #expect(runner.start(SendRequest(sequence: 1, attempt: 1, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0)), now: clock.now()) == nil)
+        var outcome: SendOutcome?
+        while outcome == nil {
+            for case .sendFinished(let finished) in try source.wait(until: clock.now() + .seconds(5)) { outcome = finished }
+        }
+        let ended = clock.now()
+        let grandchild = try #require(Int32(text(outcome?.output ?? []).split(separator: "\n").first ?? ""))
+        #expect(!waitUntilGone(grandchild, seconds: 0.1), "SIGTERM is ignored: it still runs")
+        let due = try #require(runner.nextService, "SIGKILL is due for the group")
+        #expect(due > ended && due <= ended + .milliseconds(300))
+        _ = try source.wait(until: due)
+        #expect(runner.service(now: clock.now()).isEmpty)
+        #expect(waitUntilGone(grandchild, seconds: 2))
+        #expect(runner.nextService == nil)
+    }
+
+    @Test("terminateAll ends a running command and its group: SIGTERM, then SIGKILL after the grace period")
+    func terminateAll() throws {
+        let directory = TemporaryDirectory()
+        let script = "echo $$ > \(directory.path)/leader.tmp; mv \(directory.path)/leader.tmp \(directory.path)/leader; "
+            + "sh -c 'trap \"\" TERM; echo $$ > \(directory.path)/child.tmp; mv \(directory.path)/child.tmp \(directory.path)/child; exec sleep 1000' & sleep 1000"
+        let runner = try ProcessRunner(.init(arguments: ["sh", "-c", script], timeout: .seconds(60), killGrace: .milliseconds(300)))
+        var source = try LinuxEventSource(button: nil)
+        _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
+        let clock = SystemClock()
+        #expect(runner.start(SendRequest(sequence: 1, attempt: 1, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0)), now: clock.now()) == nil)
+        let leader = try #require(waitForPID(in: directory.path + "/leader"))
+        let grandchild = try #require(waitForPID(in: directory.path + "/child"))
+        let started = clock.now()
+        runner.terminateAll()
+        let took = clock.now() - started
+        #expect(runner.runningCount == 0)
+        #expect(took >= .milliseconds(300) && took < .seconds(2), "waited the grace period for the one ignoring SIGTERM")
+        #expect(waitUntilGone(grandchild, seconds: 2))
+        #expect(waitUntilGone(leader, seconds: 2))
     }
 
     @Test("huge output is drained, the first 4096 bytes kept and the rest counted, without blocking the command")

@@ -30,6 +30,10 @@ struct SyscallTests {
         (EACCES, "EACCES (13): permission denied"),
         (EBUSY, "EBUSY (16): in use by another program or driver"),
         (ETIMEDOUT, "ETIMEDOUT (110): timed out"),
+        (EISDIR, "EISDIR (21): is a directory"),
+        (ELOOP, "ELOOP (40): too many levels of symbolic links"),
+        (ENOSPC, "ENOSPC (28): no space left on device"),
+        (EXFULL, "EXFULL (54): exchange full"),  // outside the table: the C library's name and text, same shape
     ])
     func errnoDescription(errno: Int32, text: String) {
         #expect(describe(HALError(classify(errno: errno), operation: "write /dev/i2c-1", errno: errno)) == text)

@@ -23,11 +23,11 @@ struct ConfigFileTests {
         #expect(outcome.err == expected)
     }
 
-    @Test("config check of a file that cannot be read exits 78 naming the path")
+    @Test("config check of a file that cannot be read exits 78 naming the path and the reason")
     func checkMissing() {
         let outcome = runCommand(["config", "check", "/nowhere/config.json5"])
         #expect(outcome.code == .config)
-        #expect(outcome.err == ["/nowhere/config.json5: cannot read the configuration file"])
+        #expect(outcome.err == ["/nowhere/config.json5: cannot read the configuration file: ENOENT (2): no such file or directory"])
     }
 
     @Test("a missing default file means defaults; a missing explicit file is an error (78)")

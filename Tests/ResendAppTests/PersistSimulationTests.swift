@@ -82,7 +82,7 @@ struct PersistSendTests {
         ("fail@2.5", "2.520 screen |Send failed     |Resend          |", nil, #"2.520 send finished result=failed exit=1 ms=2500 output="gateway refused\n""#),
         ("exit=3@2.5", "2.520 screen |Send failed     |Resend          |", nil, "2.520 send finished result=failed exit=3 ms=2500"),
         ("timeout@2.5", "2.520 screen |Send failed     |Resend          |", nil, "2.520 send finished result=timeout after_ms=2500 killed=0 ms=2500"),
-        ("notfound", "0.020 screen |Send failed     |Resend          |", nil, #"0.020 send finished result=not_started reason="No such file or directory" ms=0"#),
+        ("notfound", "0.020 screen |Send failed     |Resend          |", nil, #"0.020 send finished result=not_started reason="send-command: ENOENT (2): no such file or directory" ms=0"#),
     ])
     func outcomes(mock: String, outcomeScreen: String, endScreen: String?, logged: String) throws {
         let (out, err, code) = command([

@@ -61,4 +61,12 @@ int rb_epoll_remove(int epoll_fd, int fd);
 /// The descriptors of `epoll_fd` ready now (no waiting), at most `capacity` into `fds`: the count.
 int rb_epoll_ready(int epoll_fd, int *fds, int capacity);
 
+/// The symbolic name of an errno value ("EISDIR"), or NULL when the C library has no name for it
+/// (strerrorname_np, glibc 2.32 and later; NULL on older libraries).
+const char *rb_errno_name(int error);
+
+/// rename(2) that never replaces an existing `to` (renameat2 RENAME_NOREPLACE): EEXIST when `to`
+/// exists. EINVAL or ENOSYS when the file system or kernel cannot do it (the caller falls back).
+int rb_rename_noreplace(const char *from, const char *to);
+
 #endif

@@ -18,8 +18,9 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
         guard rest.count == 1, let path = rest.first else {
             throw ExitError(.usage, (rest.isEmpty ? "config check: missing FILE" : "config check: expected one FILE, got \(rest.count) arguments") + "\n\(usage)")
         }
-        guard let text = console.readFile(path) else {
-            throw ExitError(.config, "\(path): cannot read the configuration file")
+        let contents = console.readText(path, DeviceConfig.maximumFileSize, "a configuration file")
+        guard case .text(let text) = contents else {
+            throw ExitError(.config, "\(path): cannot read the configuration file: \(contents.failureReason ?? "")")
         }
         do throws(ConfigErrors) {
             let config = try DeviceConfig.parse(text: text, source: path)

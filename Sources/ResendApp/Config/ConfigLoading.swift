@@ -1,21 +1,39 @@
+import Glibc
 import HAL
 import HALLinux
 
-/// What reading a configuration file gave.
+/// What reading a configuration file (or another text file the user names) gave.
 public enum ConfigFileContents: Sendable {
     case text(String)
     /// There is no file at the path.
     case missing
-    /// There is a file but it cannot be read (`reason` says why: permission, a directory, ...).
+    /// There is something at the path but it cannot be read (`reason` says why, without the path:
+    /// the errno's meaning, "is a FIFO (named pipe), not a regular file", "is larger than ...").
     case unreadable(reason: String)
 
-    /// Reads `path` from the file system (no blocking beyond the read itself).
+    /// Reads the configuration file at `path`: never follows a link, opens nothing but a regular
+    /// file, never blocks on a FIFO or device, reads at most `DeviceConfig.maximumFileSize` bytes.
     public static func read(_ path: String) -> ConfigFileContents {
-        do throws(HALError) {
-            return .text(try StandardStreams.readTextFile(path))
+        read(path, limit: DeviceConfig.maximumFileSize, what: "a configuration file")
+    }
+
+    /// Reads the text file at `path` as `read(_:)` does, with at most `limit` bytes; `what` names
+    /// the file's role in the message about the limit ("a script file").
+    public static func read(_ path: String, limit: Int, what: String) -> ConfigFileContents {
+        do throws(FileReadError) {
+            return .text(try StandardStreams.readTextFile(path, limit: limit))
         } catch {
-            if error.kind == .notFound { return .missing }
-            return .unreadable(reason: describe(error))
+            if error.isMissing { return .missing }
+            return .unreadable(reason: error.reason(limitFor: what))
+        }
+    }
+
+    /// The reason as `config check` and `--script-file` print it: a missing file is ENOENT too.
+    var failureReason: String? {
+        switch self {
+        case .text: return nil
+        case .missing: return describe(errno: ENOENT)
+        case .unreadable(let reason): return reason
         }
     }
 }

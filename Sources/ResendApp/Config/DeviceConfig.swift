@@ -31,6 +31,9 @@ public struct DeviceConfig: Hashable, Sendable {
     /// "use the defaults"; a missing file given with `--config` is an error.
     public static let defaultPath = "/etc/resend-button/config.json5"
     public static let defaultStateFile = "/var/lib/resend-button/state.json"
+    /// The largest configuration file read, 4 MiB: a real one is a few KiB; the cap only keeps an
+    /// endless file (a copy of /dev/zero) from exhausting memory.
+    public static let maximumFileSize = 4 << 20
 
     /// `button`: the push-button on a GPIO line.
     public struct Button: Hashable, Sendable {
