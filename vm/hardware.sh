@@ -95,6 +95,12 @@ record_last_byte() {
         '$4 == "w" && $5 == a && $6 == "ack" && $7 > 0 { last = substr($8, length($8) - 1) } END { if (last != "") print "0x" last }'
 }
 
+# lcd_last_byte: the last byte the LCD got, as 0xNN: i2c-stub's receive-byte (the register its
+# pointer names; see the witness below), i2c-plain's record (empty: nothing acknowledged).
+lcd_last_byte() {
+    if [ "$ADAPTER" = plain ]; then record_last_byte; else stub_receive "$LCD_ADDRESS"; fi
+}
+
 # The "LCD" vanishes and comes back, while programs keep /dev/i2c-N open.
 # stub: transfers to 0x27 fail with ENODEV: our i2c-stub build has a writable chip_addr
 #   (vm/module/Makefile says why); while away, the same stub chip (registers, pointer) answers at

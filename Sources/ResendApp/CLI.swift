@@ -65,7 +65,7 @@ public func runCommandLine(_ arguments: [String], console: Console, interactive:
                 let scriptText: String
                 if let path = options.scriptFile {
                     let contents = console.readText(path, maximumScriptFileSize, "a script file")
-                    guard case .text(let text) = contents else {
+                    guard let text = contents.text else {
                         throw ExitError(.usage, "simulate: --script-file: cannot read '\(path)': \(contents.failureReason ?? "")")
                     }
                     scriptText = text

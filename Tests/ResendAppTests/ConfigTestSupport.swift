@@ -23,6 +23,19 @@ func checkConfig(_ text: String, name: String = "t.json5") -> CommandOutcome {
     runCommand(["config", "check", name], files: [name: text])
 }
 
+/// `config check` of a file holding exactly `bytes` (which need not be UTF-8).
+func checkConfig(bytes: [UInt8], name: String = "t.json5") -> CommandOutcome {
+    final class Lines: @unchecked Sendable { var out: [String] = []; var err: [String] = [] }
+    let lines = Lines()
+    let console = Console(
+        out: { lines.out.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
+        err: { lines.err.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
+        readFile: { _ in nil },
+        readText: { path, _, _ in path == name ? .bytes(bytes) : .missing })
+    let code = runCommandLine(["config", "check", name], console: console, interactive: { _ throws(ExitError) in })
+    return CommandOutcome(code: code, out: lines.out, err: lines.err)
+}
+
 /// The problems of `text` as `config check` prints them, without the "t.json5: " prefix; empty
 /// when the file is valid.
 func configProblems(_ text: String) -> [String] {
@@ -42,6 +55,6 @@ func repositoryFile(_ relativePath: String) -> String {
 }
 
 func readRepositoryFile(_ relativePath: String) -> String? {
-    if case .text(let text) = ConfigFileContents.read(repositoryFile(relativePath)) { return text }
+    if case .bytes(let bytes) = ConfigFileContents.read(repositoryFile(relativePath)) { return String(decoding: bytes, as: UTF8.self) }
     return nil
 }

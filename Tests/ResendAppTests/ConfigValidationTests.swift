@@ -44,6 +44,26 @@ struct ConfigValidationTests {
          "lcd.address: 0x4E0 is not a 7-bit address; allowed: \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)"),
         ("{lcd: {address: 0xFE}}",
          "lcd.address: 0xFE is not a 7-bit address; allowed: \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F) (0xFE looks like an 8-bit address; the 7-bit one would be 0x7F)"),
+        // Numbers beyond 32 bits or negative: a message, never a trap (issue 10, item 5).
+        ("{lcd: {address: 0x100000000}}",
+         "lcd.address: 0x100000000 is not a 7-bit address; allowed: \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)"),
+        ("{lcd: {address: 99999999999999999999}}",
+         "lcd.address: 99999999999999999999 is not a 7-bit address; allowed: \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)"),
+        ("{lcd: {address: 0x10000000000000000}}",
+         "lcd.address: 0x10000000000000000 is not a 7-bit address; allowed: \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)"),
+        ("{lcd: {address: -1}}",
+         "lcd.address: -1 is not a 7-bit address; allowed: \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)"),
+        ("{lcd: {address: 0x7FFFFFFF}}",
+         "lcd.address: 0x7FFFFFFF is not a 7-bit address; allowed: \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)"),
+        ("{lcd: {address: \"0x100000000\"}}",
+         "lcd.address: 0x100000000 is not a 7-bit address; allowed: \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)"),
+        ("{lcd: {address: 1.5}}",
+         "lcd.address: expected \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F), got the number 1.5"),
+        ("{lcd: {bus: 99999999999999999999}}", "lcd.bus: 99999999999999999999 is out of range; allowed: an I2C bus number (N of /dev/i2c-N) from 0 to 1023"),
+        ("{cooldown: {seconds: -0x8000000000000001}}", "cooldown.seconds: -0x8000000000000001 is out of range; allowed: whole seconds from 1 to 86400"),
+        ("{cooldown: {seconds: 4294967356}}", "cooldown.seconds: 4294967356 is out of range; allowed: whole seconds from 1 to 86400"),
+        ("{cooldown: {seconds: Infinity}}", "cooldown.seconds: Infinity is not a whole number; allowed: whole seconds from 1 to 86400"),
+        ("{cooldown: {seconds: 6e-1}}", "cooldown.seconds: 6e-1 is not a whole number; allowed: whole seconds from 1 to 86400"),
         ("{lcd: {address: \"automatic\"}}",
          "lcd.address: \"automatic\" is not an address; allowed: \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)"),
         ("{lcd: {address: true}}",
@@ -194,7 +214,7 @@ struct ConfigValidationTests {
         #expect(defaults.button.debounceMode == .stable)
         #expect(defaults.led.line == nil)
         #expect(defaults.lcd.bus == 1)
-        #expect(defaults.lcd.address == .auto)
+        #expect(defaults.lcd.address == .fixed(I2CAddress(0x27)!))
         #expect(defaults.lcd.geometry == .lcd16x2)
         #expect(defaults.lcd.rom == .a00)
         #expect(defaults.lcd.wiring == .common)

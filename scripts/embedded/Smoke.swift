@@ -1,4 +1,4 @@
-// Instantiates the generic driver, controller and event loop with concrete types, so that
+// Instantiates the generic driver, controller, event loop and keypad types with concrete types, so that
 // Embedded Swift compiles their bodies (it only specialises generics that are used). Compiled by
 // scripts/embedded-check; never linked or run.
 import CharacterLCD
@@ -82,4 +82,56 @@ public func embeddedServicesSmoke() -> Bool {
         debouncer: Debouncer(), runner: ImmediateRunner(), store: RAMStorage(), wallClock: FixedWall())
     do throws(HALError) { try loop.run() } catch { return false }
     return loop.store.bytes != nil
+}
+
+struct NullRows: MatrixRowLines {
+    var count: Int { 4 }
+    var driven: UInt32 = 0
+    mutating func setActive(_ index: Int, _ active: Bool) throws(HALError) {
+        if active { driven |= 1 << UInt32(index) } else { driven &= ~(1 << UInt32(index)) }
+    }
+}
+
+struct NullColumns: MatrixColumnLines {
+    var count: Int { 3 }
+    mutating func read() throws(HALError) -> UInt32 { 0b010 }
+}
+
+/// The keypad: a matrix scan through the key debouncer into the coordinator (resend controller +
+/// code entry), an evdev event, and the entry state's clamp.
+public func embeddedKeypadSmoke() -> Bool {
+    var scanner = MatrixScanner(rows: NullRows(), columns: NullColumns(), delay: NullDelay(), layout: .threeByFour)
+    var entryConfig = EntryConfig()
+    entryConfig.pulse = .seconds(2)
+    var pad = KeypadCoordinator(
+        controller: ResendController(config: ControllerConfig(duration: .seconds(60), layout: .twentyByFour, hasSendCommand: true)),
+        entry: CodeEntry(config: entryConfig), bindings: KeyBindings(send: [.a]))
+    var shown = 0
+    var verified = 0
+    func count(_ actions: [KeypadAction]) {
+        for action in actions {
+            switch action {
+            case .show: shown += 1
+            case .entry(.runVerify(var request)):
+                verified += 1
+                request.code.wipe()
+            default: break
+            }
+        }
+    }
+    count(pad.start(now: .origin))
+    do throws(HALError) {
+        try scanner.start()
+        for event in try scanner.scan(now: .origin) { count(pad.feed(event, now: .origin)) }
+    } catch {
+        return false
+    }
+    if let event = EvdevKeys.keyEvent(type: EvdevKeys.eventTypeKey, code: 0x20c, value: 1, at: .origin) {
+        count(pad.feed(event, now: .origin))
+    }
+    count(pad.advance(to: Instant(nanoseconds: 1_000_000_000)))
+    count(pad.verifyFinished(VerifyOutcome(sequence: 1, result: VerifyResult(.exited(code: 1))), now: Instant(nanoseconds: 2_000_000_000)))
+    let stored = PersistedEntryState(pad.entry.snapshot, monotonicNow: .origin, wallNow: FixedWall().now())
+    let resumed = stored.resumed(monotonicNow: .origin, wallNow: FixedWall().now(), config: entryConfig)
+    return shown > 0 && verified == 0 && resumed.failures == 0 && pad.mergedFrame != nil
 }

@@ -138,7 +138,7 @@ cat >"$CONFIG" <<EOF
 {
   button: { line: "button", debounceMs: 30 },
   led: { line: "led" },
-  lcd: { bus: $BUS, address: "auto" },
+  lcd: { bus: $BUS, address: $LCD_ADDRESS },
   cooldown: { seconds: $COOLDOWN },
   send: { command: ["/bin/sh", "-c", "id -un > $SENT_BY"], timeoutSeconds: 5 },
   stateFile: "$STATE_DIR/state.json",

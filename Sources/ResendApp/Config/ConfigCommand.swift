@@ -18,16 +18,26 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
         guard rest.count == 1, let path = rest.first else {
             throw ExitError(.usage, (rest.isEmpty ? "config check: missing FILE" : "config check: expected one FILE, got \(rest.count) arguments") + "\n\(usage)")
         }
+        // Read as bytes, so that bytes which are not UTF-8 get a line and column instead of
+        // silently becoming U+FFFD.
         let contents = console.readText(path, DeviceConfig.maximumFileSize, "a configuration file")
-        guard case .text(let text) = contents else {
+        let bytes: [UInt8]
+        switch contents {
+        case .bytes(let read): bytes = read
+        case .text(let text): bytes = Array(text.utf8)
+        case .missing, .unreadable:
             throw ExitError(.config, "\(path): cannot read the configuration file: \(contents.failureReason ?? "")")
         }
+        let config: DeviceConfig
         do throws(ConfigErrors) {
-            let config = try DeviceConfig.parse(text: text, source: path)
-            console.out("\(path): OK; \(config.summary)")
+            config = try DeviceConfig.parse(bytes: bytes, source: path)
         } catch {
             throw error.exitError
         }
+        if config.lcd.address == .auto {
+            throw ExitError(.config, "\(path): lcd.address: \"auto\" is for 'resend-button check' only: " + autoAddressRefusal)
+        }
+        console.out("\(path): OK; \(config.summary)")
     default:
         var message = "config: unknown subcommand '\(subcommand)'"
         if let near = closestName(to: subcommand, among: ["check"]) { message += "; did you mean '\(near)'?" }

@@ -4,6 +4,9 @@ import HALLinux
 
 /// What reading a configuration file (or another text file the user names) gave.
 public enum ConfigFileContents: Sendable {
+    /// The file's bytes, as read: the parser checks that they are UTF-8 (with a line and column).
+    case bytes([UInt8])
+    /// Text already decoded (tests, and callers that hold a String).
     case text(String)
     /// There is no file at the path.
     case missing
@@ -18,20 +21,31 @@ public enum ConfigFileContents: Sendable {
     }
 
     /// Reads the text file at `path` as `read(_:)` does, with at most `limit` bytes; `what` names
-    /// the file's role in the message about the limit ("a script file").
+    /// the file's role in the message about the limit ("a script file"). Gives the bytes as read:
+    /// the configuration parser reports bytes that are not UTF-8 with their line and column.
     public static func read(_ path: String, limit: Int, what: String) -> ConfigFileContents {
         do throws(FileReadError) {
-            return .text(try StandardStreams.readTextFile(path, limit: limit))
+            return .bytes(try FileReader.read(path, limit: limit))
         } catch {
             if error.isMissing { return .missing }
             return .unreadable(reason: error.reason(limitFor: what))
         }
     }
 
+    /// The file's text; bytes that are not UTF-8 become U+FFFD (for files other than the
+    /// configuration, which `DeviceConfig.parse(bytes:source:)` reads as bytes). Nil when unread.
+    public var text: String? {
+        switch self {
+        case .text(let text): return text
+        case .bytes(let bytes): return String(decoding: bytes, as: UTF8.self)
+        case .missing, .unreadable: return nil
+        }
+    }
+
     /// The reason as `config check` and `--script-file` print it: a missing file is ENOENT too.
     var failureReason: String? {
         switch self {
-        case .text: return nil
+        case .text, .bytes: return nil
         case .missing: return describe(errno: ENOENT)
         case .unreadable(let reason): return reason
         }
@@ -46,26 +60,25 @@ extension DeviceConfig {
     /// schema's complaints (unknown keys, wrong types, values out of range, keys given twice,
     /// texts the display cannot show).
     public static func parse(text: String, source: String) throws(ConfigErrors) -> DeviceConfig {
-        // The scanner goes first, and the decoder sees only what the scanner accepts: besides
-        // giving a place for the error, this keeps the decoder from input it cannot take
-        // (FoundationEssentials in Swift 6.3 traps on a number like 0x0x23 when decoding an Int).
-        let outline: JSON5Outline
-        switch JSON5Scanner.scan(text) {
-        case .success(let found):
-            outline = found
+        try parse(bytes: Array(text.utf8), source: source)
+    }
+
+    /// `parse(text:source:)` for the file's bytes as read: bytes that are not UTF-8 are a syntax
+    /// error with their line and column.
+    public static func parse(bytes: [UInt8], source: String) throws(ConfigErrors) -> DeviceConfig {
+        let document: JSON5Document
+        switch JSON5Parser.parse(bytes) {
+        case .success(let parsed):
+            document = parsed
         case .failure(let syntax):
             throw ConfigErrors(source: source, errors: [ConfigError(path: "", message: syntax.message, line: syntax.line, column: syntax.column)])
         }
-        guard let tree = JSONValue.decode(json5: text, outline: outline) else {
-            // The scanner found nothing the decoder refuses: say so rather than guess a place.
-            throw ConfigErrors(source: source, errors: [ConfigError(path: "", message: "syntax error: not valid JSON5 (the decoder does not say where)")])
-        }
         let reader = ConfigReader(fullSchema: schema)
-        for duplicate in outline.duplicates {
+        for duplicate in document.duplicates {
             reader.report(duplicate.path, "given twice (at \(duplicate.firstLine):\(duplicate.firstColumn) and \(duplicate.line):\(duplicate.column)); give each key once")
         }
-        let config = read(tree, reader: reader)
-        guard reader.errors.isEmpty else { throw ConfigErrors(source: source, errors: reader.errors) }
+        let config = read(document.value, reader: reader)
+        guard reader.errors.isEmpty else { throw ConfigErrors(source: source, errors: reader.allErrors) }
         return config
     }
 
@@ -83,6 +96,12 @@ extension DeviceConfig {
         case .text(let text):
             do throws(ConfigErrors) {
                 return try parse(text: text, source: path)
+            } catch {
+                throw error.exitError
+            }
+        case .bytes(let bytes):
+            do throws(ConfigErrors) {
+                return try parse(bytes: bytes, source: path)
             } catch {
                 throw error.exitError
             }

@@ -20,8 +20,26 @@ final class ConfigReader {
         self.fullSchema = fullSchema
     }
 
+    /// A file with thousands of mistakes (a generated or wrong file) gets the first
+    /// `maxReported` of them and a count of the rest: the messages stay readable and the check
+    /// stays fast (a message with its suggestions costs far more than reading a key).
+    static let maxReported = 100
+    /// Problems found after the first `maxReported`.
+    private(set) var omitted = 0
+    var isFull: Bool { errors.count >= ConfigReader.maxReported }
+
     func report(_ path: [JSONPathComponent], _ message: String) {
+        guard !isFull else {
+            omitted += 1
+            return
+        }
         errors.append(ConfigError(path: renderPath(path), message: message))
+    }
+
+    /// Every problem found, the count of those not shown last.
+    var allErrors: [ConfigError] {
+        guard omitted > 0 else { return errors }
+        return errors + [ConfigError(path: "", message: "\(omitted) more problem\(omitted == 1 ? "" : "s") not shown (only the first \(ConfigReader.maxReported) are); fix these and check again")]
     }
 
     func noteSchemaKey(_ path: [JSONPathComponent], isSection: Bool) {
@@ -42,11 +60,7 @@ final class ConfigReader {
             }
             return number
         case .number(let number):
-            if number.isFinite && number == number.rounded() {
-                report(path, "\(number) is out of range; allowed: \(allowed)")
-            } else {
-                report(path, "\(number) is not a whole number; allowed: \(allowed)")
-            }
+            report(path, "\(number.text) is \(number.isWhole ? "out of range" : "not a whole number"); allowed: \(allowed)")
             return nil
         default:
             report(path, "expected \(allowed), got \(describe(value))")
@@ -103,34 +117,43 @@ final class ConfigSection {
     let reader: ConfigReader
     let path: [JSONPathComponent]
     private let members: [JSONValue.Member]
+    /// The index of each key's first member: lookups stay O(1) however many keys the file has.
+    private let firstIndex: [String: Int]
     /// Set when the file has something other than an object here; reported by `finish()`, which
     /// then knows the keys to name.
     private let wrongValue: JSONValue?
+    /// The keys asked for, in the order asked, and as a set.
     private var known: [String] = []
+    private var knownSet: Set<String> = []
 
     init(reader: ConfigReader, path: [JSONPathComponent], value: JSONValue?) {
         self.reader = reader
         self.path = path
+        var members: [JSONValue.Member] = []
         switch value {
-        case .object(let members)?:
-            self.members = members
+        case .object(let given)?:
+            members = given
             self.wrongValue = nil
         case nil:
-            self.members = []
             self.wrongValue = nil
         case let other?:
-            self.members = []
             self.wrongValue = other
         }
+        var firstIndex: [String: Int] = [:]
+        for (index, member) in members.enumerated() where firstIndex[member.key] == nil {
+            firstIndex[member.key] = index
+        }
+        self.members = members
+        self.firstIndex = firstIndex
     }
 
     func keyPath(_ key: String) -> [JSONPathComponent] { path + [.key(key)] }
 
     /// The value of `key`, if the file sets it; records `key` as known.
     func value(_ key: String, isSection: Bool = false) -> JSONValue? {
-        if !known.contains(key) { known.append(key) }
+        if knownSet.insert(key).inserted { known.append(key) }
         reader.noteSchemaKey(keyPath(key), isSection: isSection)
-        return members.first { $0.key == key }?.value
+        return firstIndex[key].map { members[$0].value }
     }
 
     func section(_ key: String) -> ConfigSection {
@@ -177,7 +200,12 @@ final class ConfigSection {
             reader.report(path, "expected an object { ... } with the keys \(known.joined(separator: ", ")); got \(describe(wrongValue))")
             return
         }
-        for member in members where !known.contains(member.key) {
+        for member in members where !knownSet.contains(member.key) {
+            guard !reader.isFull else {
+                // Only counted: no need to work out a suggestion nobody sees.
+                reader.report(keyPath(member.key), "")
+                continue
+            }
             var message = "unknown key"
             if let near = closestName(to: member.key, among: known) {
                 message += " (did you mean '\(near)'?)"
@@ -195,7 +223,7 @@ func describe(_ value: JSONValue) -> String {
     case .null: return "null"
     case .bool(let flag): return flag ? "true" : "false"
     case .integer(let number): return "the number \(number)"
-    case .number(let number): return "the number \(number)"
+    case .number(let number): return "the number \(number.text)"
     case .string(let text): return "the string \(quoted(text))"
     case .array(let items): return items.isEmpty ? "an empty list" : "a list"
     case .object: return "an object"

@@ -166,13 +166,22 @@ extension DeviceConfig {
             return .auto
         case .string(let text):
             let digits = text.dropFirst(2)
-            guard text.lowercased().hasPrefix("0x"), !digits.isEmpty, let parsed = Int(digits, radix: 16) else {
+            guard text.lowercased().hasPrefix("0x"), !digits.isEmpty, digits.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) || ("A"..."F").contains($0) }) else {
                 reader.report(path, "\(quoted(text)) is not an address; allowed: \(allowed)")
                 return nil
             }
-            number = parsed
+            guard let parsed = Int32(digits, radix: 16) else {
+                // As for a number beyond 32 bits (below), the same on every architecture.
+                reader.report(path, "\(text) is not a 7-bit address; allowed: \(allowed)")
+                return nil
+            }
+            number = Int(parsed)
         case .integer(let parsed):
             number = parsed
+        case .number(let other) where other.isWhole:
+            // Beyond 32 bits (0x100000000, 99999999999999999999): kept as written.
+            reader.report(path, "\(other.text) is not a 7-bit address; allowed: \(allowed)")
+            return nil
         default:
             reader.report(path, "expected \(allowed), got \(describe(value))")
             return nil
@@ -194,8 +203,11 @@ extension DeviceConfig {
     /// 7-bit addressing has 128 addresses.
     static let sevenBitAddressCount = 128
 
-    /// "0x27".
-    static func hexAddress(_ value: Int) -> String { "0x" + hexDigits(UInt32(value), width: 2) }
+    /// "0x27"; any non-negative Int (no narrowing: a file may give 0x100000000).
+    static func hexAddress(_ value: Int) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: max(0, 2 - digits.count)) + digits
+    }
 
     /// The eight port bits and the backlight polarity; every bit 0-7 and used once.
     static func readWiring(_ wiring: ConfigSection, reader: ConfigReader) -> PCF8574Wiring? {

@@ -1,17 +1,31 @@
-import FoundationEssentials
-
-/// A generic JSON (JSON5) tree. Objects keep their members in a list, so the order of the file
-/// can be kept (`JSONValue.decode(json5:)` restores it) and messages come out in a stable order.
+/// A generic JSON (JSON5) tree, as `JSON5Parser` reads it. Objects keep their members in a list,
+/// in the order of the file (so messages come out in a stable order), repeated keys included.
 public indirect enum JSONValue: Hashable, Sendable {
     case null
     case bool(Bool)
-    /// A number that is whole and fits an `Int` (`60`, `0x27`, `1e3`, `60.0`).
+    /// A number that is whole and fits 32 bits (`60`, `0x27`, `1e3`, `60.0`, `-2147483648`), exact:
+    /// no binary floating point in between. 32 bits on every platform, so messages do not depend
+    /// on the architecture.
     case integer(Int)
-    /// Any other number: a fraction, one too large for `Int`, `Infinity`, `NaN`.
-    case number(Double)
+    /// Any other number, kept as written: a fraction, a whole number beyond 32 bits,
+    /// `Infinity`, `NaN`. The configuration has no use for fractions; the text is for messages.
+    case number(OtherNumber)
     case string(String)
     case array([JSONValue])
     case object([Member])
+
+    /// A number that is not an `Int`.
+    public struct OtherNumber: Hashable, Sendable {
+        /// As the file wrote it (`1.5`, `0x100000000`, `-Infinity`).
+        public var text: String
+        /// True for a whole number (beyond 32 bits), false for a fraction, `Infinity` or `NaN`.
+        public var isWhole: Bool
+
+        public init(text: String, isWhole: Bool) {
+            self.text = text
+            self.isWhole = isWhole
+        }
+    }
 
     /// One member of an object, in file order.
     public struct Member: Hashable, Sendable {
@@ -28,65 +42,6 @@ public indirect enum JSONValue: Hashable, Sendable {
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.key == key }?.value
-    }
-
-    /// Parses JSON5 `text` with FoundationEssentials' `JSONDecoder` (`allowsJSON5`), then puts
-    /// object members back in the order of the file using `outline` (the decoder keeps members in
-    /// a dictionary, which loses the order). Returns nil when the decoder rejects the text; it does
-    /// not say where, which is what `JSON5Scanner` is for.
-    ///
-    /// Give it only text `JSON5Scanner` accepted: the Swift 6.3 decoder traps (crashes the
-    /// process) on some invalid numbers, such as `0x0x23`, which the scanner refuses.
-    static func decode(json5 text: String, outline: JSON5Outline?) -> JSONValue? {
-        let decoder = JSONDecoder()
-        decoder.allowsJSON5 = true
-        guard let value = try? decoder.decode(DecodedJSON.self, from: Data(text.utf8)).value else { return nil }
-        guard let outline else { return value }
-        return value.ordered(by: outline, at: [])
-    }
-
-    /// This tree with each object's members in the order `outline` recorded for its path; members
-    /// the outline does not know (it never happens when scanner and decoder agree) go last.
-    func ordered(by outline: JSON5Outline, at path: [JSONPathComponent]) -> JSONValue {
-        switch self {
-        case .array(let items):
-            return .array(items.enumerated().map { index, item in item.ordered(by: outline, at: path + [.index(index)]) })
-        case .object(let members):
-            let order = outline.keyOrder[path] ?? []
-            func rank(_ key: String) -> Int { order.firstIndex(of: key) ?? order.count }
-            let sorted = members.enumerated().sorted { a, b in
-                (rank(a.element.key), a.offset) < (rank(b.element.key), b.offset)
-            }
-            return .object(sorted.map { _, member in
-                Member(member.key, member.value.ordered(by: outline, at: path + [.key(member.key)]))
-            })
-        default:
-            return self
-        }
-    }
-}
-
-/// What the decoder produces: objects sorted by key (the dictionary has no order of its own).
-private struct DecodedJSON: Decodable {
-    var value: JSONValue
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            value = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            value = .bool(bool)
-        } else if let integer = try? container.decode(Int.self) {
-            value = .integer(integer)
-        } else if let number = try? container.decode(Double.self) {
-            value = .number(number)
-        } else if let string = try? container.decode(String.self) {
-            value = .string(string)
-        } else if let object = try? container.decode([String: DecodedJSON].self) {
-            value = .object(object.sorted { $0.key < $1.key }.map { JSONValue.Member($0.key, $0.value.value) })
-        } else {
-            value = .array(try container.decode([DecodedJSON].self).map(\.value))
-        }
     }
 }
 

@@ -1,0 +1,32 @@
+// Linux input devices (evdev): the ioctls and the kernel's struct input_event, whose layout
+// depends on the C library's time_t (include/uapi/linux/input.h), read here so Swift sees one
+// fixed layout. Conventions: -1 with errno set on failure.
+#ifndef RB_EVDEV_H
+#define RB_EVDEV_H
+
+#include <stdint.h>
+
+/// One event as read from the device, its time in nanoseconds on the clock set by
+/// rb_evdev_open (CLOCK_MONOTONIC).
+struct rb_input_event {
+    int64_t time_ns;
+    int32_t value;
+    uint16_t type;
+    uint16_t code;
+};
+
+/// Opens `path` read-only, non-blocking and close-on-exec, without following a final symbolic
+/// link unless `follow_links` (the /dev/input/by-path and by-id names are links), and asks for
+/// CLOCK_MONOTONIC event times (EVIOCSCLOCKID; drivers/input/evdev.c, evdev_set_clk_type).
+/// Returns the descriptor.
+int rb_evdev_open(const char *path, int follow_links);
+/// Takes the device exclusively (EVIOCGRAB 1: no other reader, the console included, gets its
+/// events) or lets it go (0).
+int rb_evdev_grab(int fd, int grab);
+/// Reads the pending events into `events` (at most `capacity`): their number, 0 when none is
+/// pending (EAGAIN); -1 with errno ENODEV once the device is gone (unplugged).
+int rb_evdev_read(int fd, struct rb_input_event *events, int capacity);
+/// The device's name (EVIOCGNAME) into `name` (NUL-terminated, at most `size` bytes).
+int rb_evdev_name(int fd, char *name, int size);
+
+#endif

@@ -1,0 +1,113 @@
+import CEvdev
+import Glibc
+import HAL
+
+/// What one read of an input device gave.
+public enum EvdevRead: Hashable, Sendable {
+    /// The key events pending (maybe none), mapped by `EvdevKeys`; other events are dropped.
+    case keys([KeyEvent])
+    /// The device is gone (unplugged: ENODEV). The descriptor is closed; `reopen()` when it is
+    /// back (the path names it again).
+    case disconnected
+}
+
+/// A Linux input device (evdev) as a keypad: the kernel's matrix-keypad or gpio-keys driver, or
+/// a USB numeric keypad. Not wired into the event loop yet (issue 14, a later step): the loop will
+/// poll `fileDescriptor` and call `read()` when it is readable.
+///
+/// - Opened non-blocking and close-on-exec; event times are asked for on CLOCK_MONOTONIC
+///   (EVIOCSCLOCKID, drivers/input/evdev.c), the clock everything else is timed on, so they can
+///   go straight to the debouncer.
+/// - Taken exclusively (EVIOCGRAB) unless told not to, so keys do not also type into a console.
+/// - Keys are mapped by `EvdevKeys`; autorepeat (value 2) is ignored.
+/// - Unplugged, reads fail with ENODEV (evdev.c: evdev_read once the device no longer exists):
+///   `read()` then closes the descriptor and says `.disconnected`; `reopen()` opens the same path
+///   again (a /dev/input/by-path or by-id name comes back on replug; an eventN number may not).
+public final class EvdevKeypad {
+    public let path: String
+    public let grabbed: Bool
+    /// The open descriptor; nil while disconnected.
+    public private(set) var fileDescriptor: Int32?
+
+    /// Opens `path` (symbolic links followed: the by-path and by-id names are links) and grabs it
+    /// when `grab`. Throws `.notFound` for a missing device, `.permission` without access (the
+    /// `input` group), `.unsupported` when the file is not an input device, `.busy` when another
+    /// program holds the grab.
+    public init(path: String, grab: Bool = true) throws(HALError) {
+        self.path = path
+        self.grabbed = grab
+        self.fileDescriptor = try EvdevKeypad.open(path, grab: grab)
+    }
+
+    /// Adopts an open descriptor (tests feed events through a pipe); no grab, no clock set.
+    init(adopting descriptor: Int32, path: String) {
+        self.path = path
+        self.grabbed = false
+        self.fileDescriptor = descriptor
+    }
+
+    deinit {
+        if let fileDescriptor { _ = Glibc.close(fileDescriptor) }
+    }
+
+    /// Opens the device again after `.disconnected` (or does nothing while it is open).
+    public func reopen() throws(HALError) {
+        guard fileDescriptor == nil else { return }
+        fileDescriptor = try EvdevKeypad.open(path, grab: grabbed)
+    }
+
+    /// Closes the device (the grab ends with it).
+    public func close() {
+        if let fileDescriptor { _ = Glibc.close(fileDescriptor) }
+        fileDescriptor = nil
+    }
+
+    /// The device's name as the kernel reports it (EVIOCGNAME), for `check` and the log.
+    public func name() throws(HALError) -> String {
+        guard let fd = fileDescriptor else { throw HALError(.notFound, operation: "name of " + path, errno: ENODEV) }
+        var buffer = [CChar](repeating: 0, count: 256)
+        let size = Int32(buffer.count)
+        _ = try Syscall.run("EVIOCGNAME " + path) { rb_evdev_name(fd, &buffer, size) }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Reads what is pending without blocking. Throws other read errors (EIO, ...).
+    public func read() throws(HALError) -> EvdevRead {
+        guard let fd = fileDescriptor else { return .disconnected }
+        var keys: [KeyEvent] = []
+        var events = [rb_input_event](repeating: rb_input_event(), count: 64)
+        let capacity = Int32(events.count)
+        while true {
+            let count: Int32
+            do throws(HALError) {
+                count = try Syscall.run("read " + path) { rb_evdev_read(fd, &events, capacity) }
+            } catch {
+                if error.errno == ENODEV {
+                    close()
+                    return .disconnected
+                }
+                throw error
+            }
+            for event in events.prefix(Int(count)) {
+                let time = Instant(nanoseconds: event.time_ns)
+                if let key = EvdevKeys.keyEvent(type: event.type, code: event.code, value: event.value, at: time) {
+                    keys.append(key)
+                }
+            }
+            if count < capacity { return .keys(keys) }
+        }
+    }
+
+    private static func open(_ path: String, grab: Bool) throws(HALError) -> Int32 {
+        let fd = try Syscall.run("open " + path) { rb_evdev_open(path, 1) }
+        if grab {
+            do throws(HALError) {
+                _ = try Syscall.run("EVIOCGRAB " + path) { rb_evdev_grab(fd, 1) }
+            } catch {
+                _ = Glibc.close(fd)
+                throw error
+            }
+        }
+        return fd
+    }
+}

@@ -1,0 +1,618 @@
+import HAL
+
+/// The digits of a submitted code, on their way to the verify command's standard input. Never
+/// logged or persisted: `description` names only the length. The runner calls `wipe()` once the
+/// digits are written. (Best effort: Swift may copy a buffer, e.g. on copy-on-write, and an old
+/// copy is not overwritten; the flow keeps its own field in one buffer and overwrites it.)
+public struct SecretCode: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The ASCII digits.
+    public private(set) var digits: [UInt8]
+
+    public init(digits: [UInt8]) { self.digits = digits }
+
+    public var count: Int { digits.count }
+
+    /// Overwrites the digits with zeros, then empties the code.
+    public mutating func wipe() {
+        for index in digits.indices { digits[index] = 0 }
+        digits.removeAll()
+    }
+
+    public var description: String { "<code of " + decimalString(digits.count) + " digits>" }
+    public var debugDescription: String { description }
+}
+
+/// What the verify command said about a code.
+public enum VerifyResult: Hashable, Sendable {
+    /// Exit status 0.
+    case accepted
+    /// Exit status 1.
+    case rejected
+    /// Anything else: another exit status, a signal, could not start. No attempt is counted.
+    case failed
+    /// It ran past its time-out. No attempt is counted.
+    case timedOut
+
+    /// The verify command runs like the send command; its ending decides: exit 0 accepted, exit 1
+    /// rejected, a time-out timed out, anything else failed.
+    public init(_ ending: SendOutcome.Ending) {
+        switch ending {
+        case .exited(code: 0): self = .accepted
+        case .exited(code: 1): self = .rejected
+        case .timedOut: self = .timedOut
+        case .exited, .signalled, .couldNotStart: self = .failed
+        }
+    }
+}
+
+/// The end of one verification, matched to its request by `sequence`.
+public struct VerifyOutcome: Hashable, Sendable {
+    public var sequence: Int
+    public var result: VerifyResult
+
+    public init(sequence: Int, result: VerifyResult) {
+        self.sequence = sequence
+        self.result = result
+    }
+}
+
+/// One run of the verify command: the code goes to its standard input (never argv or the
+/// environment, which other users can read in /proc).
+public struct VerifyRequest: Hashable, Sendable {
+    public var sequence: Int
+    public var code: SecretCode
+
+    public init(sequence: Int, code: SecretCode) {
+        self.sequence = sequence
+        self.code = code
+    }
+}
+
+/// The part of the flow's state that must survive a restart, on the monotonic clock of the running
+/// process (`CodeEntry.snapshot`). Never holds the code. `PersistedEntryState` is the same on the
+/// wall clock, with the clamp applied at start-up.
+public struct EntrySnapshot: Hashable, Sendable {
+    /// Wrong codes in the current round.
+    public var failures: Int
+    /// Lockouts started since the last accepted code: the next lockout is `lockouts[rounds]`.
+    public var rounds: Int
+    /// The end of the running lockout; nil when none runs.
+    public var lockoutEnd: Instant?
+    /// The lockout's full length in whole seconds (0 when none runs): a restart never resumes it
+    /// with more.
+    public var lockoutSeconds: Int
+    /// True while a code was sent and not yet accepted or expired (the field is open, or opens
+    /// after the lockout).
+    public var open: Bool
+    /// When the sent code stops being valid; nil without a validity window or when not open.
+    public var validUntil: Instant?
+
+    public init(failures: Int = 0, rounds: Int = 0, lockoutEnd: Instant? = nil, lockoutSeconds: Int = 0,
+                open: Bool = false, validUntil: Instant? = nil) {
+        self.failures = failures
+        self.rounds = rounds
+        self.lockoutEnd = lockoutEnd
+        self.lockoutSeconds = lockoutSeconds
+        self.open = open
+        self.validUntil = validUntil
+    }
+}
+
+/// Where the flow is.
+public enum EntryState: Hashable, Sendable {
+    /// No code to enter: before the first send, and after an accepted code.
+    case idle
+    /// The field is open.
+    case entering
+    /// The verify command runs for the submission `sequence`; keys are ignored.
+    case verifying(sequence: Int)
+    /// The success screen shows until `until`.
+    case accepted(until: Instant)
+    /// Too many wrong codes: keys are ignored until `until`.
+    case lockedOut(until: Instant)
+    /// The code's validity window ended: keys are ignored until the next send.
+    case expired
+    case stopped
+}
+
+/// Why the field was emptied without a submission.
+public enum ClearReason: Hashable, Sendable {
+    /// `*` was held for `holdToClear`.
+    case held
+    /// No key for `entryTimeout`.
+    case timeout
+}
+
+/// What the flow did, for the log. Never a digit: only lengths and outcomes.
+public enum EntryEvent: Hashable, Sendable {
+    /// A code was sent: the field opened (or opens after a lockout), valid until `validUntil`.
+    case opened(validUntil: Instant?)
+    case digitEntered(length: Int)
+    /// A digit was typed into a full field and dropped.
+    case fieldFull(length: Int)
+    case deleted(length: Int)
+    case cleared(ClearReason, length: Int)
+    /// `#` with fewer than `minLength` digits.
+    case tooShort(length: Int)
+    /// A code of `length` digits went to the verify command.
+    case submitted(length: Int, sequence: Int)
+    /// The verify command answered.
+    case verified(VerifyResult, sequence: Int)
+    /// An answer for a submission that is not awaited (after `stop`, or unknown).
+    case staleVerify(sequence: Int)
+    /// A wrong code; `attemptsLeft` before a lockout (nil without a limit).
+    case rejected(attemptsLeft: Int?)
+    case lockoutStarted(until: Instant, seconds: Int, round: Int)
+    case lockoutResumed(until: Instant, secondsLeft: Int)
+    case lockoutFinished(at: Instant)
+    case expired(at: Instant)
+    /// The output line went active until `until`.
+    case outputPulsed(until: Instant)
+    case outputReleased(at: Instant)
+    /// The success screen ended; the flow is idle again.
+    case finished(at: Instant)
+    /// A key press the flow does not take in its state (which key is not said: it may be a digit).
+    case keyIgnored(at: Instant)
+    case stopped
+}
+
+/// What the loop must do, in the order given.
+public enum EntryAction: Hashable, Sendable {
+    /// Start the verify command with this request (the code on its standard input).
+    case runVerify(VerifyRequest)
+    /// Set the output line (door strike, relay) active or inactive. Emitted inactive at `start`
+    /// and `stop` when an output is configured, and at the end of every pulse.
+    case setOutput(Bool)
+    /// Write this state durably (wall clock conversion in the loop).
+    case persist(EntrySnapshot)
+    case log(EntryEvent)
+}
+
+/// What the flow shows. `status` and `field` are lines 3 and 4 of a 4-row display; `compact` is
+/// line 1 of a 2-row display (line 2 stays the resend controller's label) unless `fullScreen`, when
+/// `status` and `field` take both lines of a 2-row display (the success screen).
+public struct EntryView: Hashable, Sendable {
+    public var status: String
+    public var field: String
+    public var compact: String
+    public var fullScreen: Bool
+
+    public init(status: String, field: String, compact: String, fullScreen: Bool = false) {
+        self.status = status
+        self.field = field
+        self.compact = compact
+        self.fullScreen = fullScreen
+    }
+}
+
+/// The code-entry flow (issue 14) as a value, beside `ResendController` and built the same way:
+/// inputs and `now` go in, actions come out, plus `nextDeadline`; it never reads a clock. What it
+/// shows is `view` (nil when it shows nothing and the resend controller has the whole screen).
+///
+/// - `codeSent` opens the field (a send succeeded). Digits append, `*` deletes the last (held for
+///   `holdToClear`, clears the field), `#` submits at `minLength` or more; `submitAtMaxLength`
+///   submits on the last digit. No key for `entryTimeout` clears the field.
+/// - A submission becomes `runVerify`; the field is overwritten at once. The answer
+///   (`verifyFinished`): accepted shows the success screen for `successDuration` and pulses the
+///   output for `pulse` (each bounded by its own deadline), then the flow is idle; rejected shows
+///   `wrongCode` with the attempts left; after `maxAttempts` wrong codes a lockout of the round's
+///   length counts down, and the next round's lockout is longer. A failed or timed-out check is
+///   shown as such and counts no attempt.
+/// - The code is valid for `validity` after its send: then entry ends with "Code expired, press
+///   Resend" (a check already running is answered first).
+/// - Keys are taken only as debounced presses and releases (`KeyDebouncer`).
+public struct CodeEntry {
+    public let config: EntryConfig
+    public private(set) var state: EntryState = .idle
+
+    /// The digits typed, in one buffer of `maxLength` bytes that is overwritten on every clear.
+    private var buffer: [UInt8]
+    private var length = 0
+    private var started = false
+    private var open = false
+    private var validUntil: Instant?
+    private var failures = 0
+    private var rounds = 0
+    private var lockoutSeconds = 0
+    private var shownSeconds = 0
+    private var sequence = 0
+    /// The length of the code being checked, for the field shown meanwhile.
+    private var submittedLength = 0
+    private var notice: Notice?
+    private var lastKey: Instant?
+    private var holdClearAt: Instant?
+    private var revealUntil: Instant?
+    private var outputUntil: Instant?
+    private var changed = false
+    /// The output pulse ended: `setOutput(false)` goes first in the next actions.
+    private var releaseOutput = false
+
+    private enum Notice: Hashable {
+        case wrong(attemptsLeft: Int?)
+        case tooShort
+        case failed
+        case timedOut
+    }
+
+    public init(config: EntryConfig) {
+        precondition(config.problems(columns: Int.max).isEmpty, "CodeEntry: invalid entry configuration")
+        self.config = config
+        self.buffer = Array(repeating: 0, count: config.maxLength)
+    }
+
+    /// The digits in the field now (for tests and the display; never log it).
+    public var fieldLength: Int { length }
+
+    /// The state a restart needs (never the code).
+    public var snapshot: EntrySnapshot {
+        var snapshot = EntrySnapshot(failures: failures, rounds: rounds, open: open, validUntil: open ? validUntil : nil)
+        if case .lockedOut(let until) = state {
+            snapshot.lockoutEnd = until
+            snapshot.lockoutSeconds = lockoutSeconds
+        }
+        return snapshot
+    }
+
+    /// The next instant `advance(to:)` must be called at; nil when nothing is timed.
+    public var nextDeadline: Instant? {
+        var next = outputUntil
+        switch state {
+        case .entering:
+            next = earliest(next, validUntil)
+            next = earliest(next, holdClearAt)
+            next = earliest(next, revealUntil)
+            if length > 0, let lastKey, let timeout = config.entryTimeout { next = earliest(next, lastKey + timeout) }
+        case .accepted(let until):
+            next = earliest(next, until)
+        case .lockedOut(let until):
+            next = earliest(next, until - TimeSpan.seconds(Int64(shownSeconds - 1)))
+        case .idle, .verifying, .expired, .stopped:
+            break
+        }
+        return next
+    }
+
+    /// Starts the flow, fresh or from `restored` (`PersistedEntryState.resumed`, already clamped):
+    /// a lockout still due resumes its countdown; an open field with time left opens again, empty.
+    /// The output line is driven inactive first. Call once, first.
+    public mutating func start(now: Instant, restoring restored: EntrySnapshot? = nil) -> [EntryAction] {
+        precondition(!started, "CodeEntry: start called twice")
+        started = true
+        var actions: [EntryAction] = config.pulse == nil ? [] : [.setOutput(false)]
+        var events: [EntryEvent] = []
+        if let restored {
+            failures = max(0, restored.failures)
+            rounds = max(0, restored.rounds)
+            open = restored.open
+            validUntil = restored.validUntil
+            if let end = restored.lockoutEnd, end > now {
+                lockoutSeconds = max(1, restored.lockoutSeconds)
+                shownSeconds = min(wholeSecondsLeft(end - now), lockoutSeconds)
+                state = .lockedOut(until: end)
+                events.append(.lockoutResumed(until: end, secondsLeft: shownSeconds))
+            } else if open {
+                state = .entering
+                settle(now: now, events: &events)
+            }
+            changed = true
+        }
+        actions += output(events)
+        return actions
+    }
+
+    /// A code was sent at `now`: the field opens, empty, valid until now + `validity`. During a
+    /// lockout it opens when the lockout ends; during a check the answer comes first.
+    public mutating func codeSent(now: Instant) -> [EntryAction] {
+        precondition(started, "CodeEntry: codeSent before start")
+        if state == .stopped { return [] }
+        var events: [EntryEvent] = []
+        settle(now: now, events: &events)
+        open = true
+        validUntil = config.validity.map { now + $0 }
+        events.append(.opened(validUntil: validUntil))
+        switch state {
+        case .idle, .entering, .expired, .accepted:
+            wipe()
+            notice = nil
+            holdClearAt = nil
+            state = .entering
+        case .verifying, .lockedOut, .stopped:
+            break
+        }
+        changed = true
+        return output(events)
+    }
+
+    /// A send was started at `now` (its outcome is not known yet): a "Code expired" notice gives
+    /// way to the resend controller's screen; an open field stays open.
+    public mutating func sendStarted(now: Instant) -> [EntryAction] {
+        precondition(started, "CodeEntry: sendStarted before start")
+        var events: [EntryEvent] = []
+        settle(now: now, events: &events)
+        if state == .expired { state = .idle }
+        return output(events)
+    }
+
+    /// A debounced key change at `now` (`KeyDebouncer`). Presses of digits, `*` and `#` act while
+    /// the field is open; a release of `*` ends its hold; other presses are logged as ignored.
+    public mutating func key(_ event: KeyEvent, now: Instant) -> [EntryAction] {
+        precondition(started, "CodeEntry: key before start")
+        if state == .stopped { return [] }
+        var events: [EntryEvent] = []
+        settle(now: now, events: &events)
+        var request: VerifyRequest?
+        if event.edge == .released {
+            if event.key == .star { holdClearAt = nil }
+            return output(events)
+        }
+        guard state == .entering else {
+            events.append(.keyIgnored(at: now))
+            return output(events)
+        }
+        if let digit = event.key.digitValue {
+            if length < config.maxLength {
+                buffer[length] = UInt8(ascii: "0") + digit
+                length += 1
+                notice = nil
+                lastKey = now
+                if case .shownBriefly(let span) = config.echo { revealUntil = now + span }
+                events.append(.digitEntered(length: length))
+                if length == config.maxLength && config.submitAtMaxLength {
+                    request = submit(events: &events)
+                }
+            } else {
+                events.append(.fieldFull(length: length))
+            }
+        } else if event.key == .star {
+            notice = nil
+            lastKey = now
+            revealUntil = nil
+            holdClearAt = now + config.holdToClear
+            if length > 0 {
+                length -= 1
+                buffer[length] = 0
+                events.append(.deleted(length: length))
+            }
+        } else if event.key == .pound {
+            if length >= config.minLength {
+                request = submit(events: &events)
+            } else {
+                notice = .tooShort
+                events.append(.tooShort(length: length))
+            }
+        } else {
+            events.append(.keyIgnored(at: now))
+        }
+        var actions = output(events)
+        if let request { actions.append(.runVerify(request)) }
+        return actions
+    }
+
+    /// The verify command for `outcome.sequence` answered at `now` (see the type's documentation).
+    public mutating func verifyFinished(_ outcome: VerifyOutcome, now: Instant) -> [EntryAction] {
+        precondition(started, "CodeEntry: verifyFinished before start")
+        var events: [EntryEvent] = []
+        settle(now: now, events: &events)
+        guard state == .verifying(sequence: outcome.sequence) else {
+            events.append(.staleVerify(sequence: outcome.sequence))
+            return state == .stopped ? [.log(.staleVerify(sequence: outcome.sequence))] : output(events)
+        }
+        events.append(.verified(outcome.result, sequence: outcome.sequence))
+        var pulse: [EntryAction] = []
+        switch outcome.result {
+        case .accepted:
+            failures = 0
+            rounds = 0
+            open = false
+            validUntil = nil
+            changed = true
+            state = .accepted(until: now + config.successDuration)
+            if let span = config.pulse {
+                outputUntil = now + span
+                events.append(.outputPulsed(until: now + span))
+                pulse = [.setOutput(true)]
+            }
+        case .rejected:
+            failures += 1
+            changed = true
+            if let max = config.maxAttempts, failures >= max {
+                let lockout = config.lockout(forRound: rounds)
+                let until = now + lockout
+                rounds += 1
+                failures = 0
+                lockoutSeconds = Int(lockout.nanoseconds / oneSecond.nanoseconds)
+                shownSeconds = lockoutSeconds
+                events.append(.rejected(attemptsLeft: 0))
+                events.append(.lockoutStarted(until: until, seconds: lockoutSeconds, round: rounds))
+                state = .lockedOut(until: until)
+            } else {
+                let left = config.maxAttempts.map { $0 - failures }
+                events.append(.rejected(attemptsLeft: left))
+                notice = .wrong(attemptsLeft: left)
+                reopen(now: now, events: &events)
+            }
+        case .failed, .timedOut:
+            notice = outcome.result == .failed ? .failed : .timedOut
+            reopen(now: now, events: &events)
+        }
+        return output(events) + pulse
+    }
+
+    /// The clock reached `nextDeadline` (possibly late): ends pulses, screens, lockouts, reveals,
+    /// holds, time-outs and validity windows that are due.
+    public mutating func advance(to now: Instant) -> [EntryAction] {
+        precondition(started, "CodeEntry: advance before start")
+        if state == .stopped { return [] }
+        var events: [EntryEvent] = []
+        settle(now: now, events: &events)
+        return output(events)
+    }
+
+    /// Stops: the field is overwritten, the output driven inactive; later calls do nothing.
+    public mutating func stop(now: Instant) -> [EntryAction] {
+        if state == .stopped { return [] }
+        wipe()
+        state = .stopped
+        outputUntil = nil
+        changed = false
+        var actions: [EntryAction] = config.pulse == nil ? [] : [.setOutput(false)]
+        actions.append(.log(.stopped))
+        return actions
+    }
+
+    /// What to show; nil when idle or stopped.
+    public var view: EntryView? {
+        let texts = config.texts
+        switch state {
+        case .idle, .stopped:
+            return nil
+        case .entering:
+            let field = fieldLine(revealLast: revealUntil != nil)
+            let message = notice.map(noticeText)
+            return EntryView(status: message ?? texts.promptTitle, field: field,
+                             compact: (message != nil && length == 0) ? message! : field)
+        case .verifying:
+            let field = texts.fieldPrefix + String(repeating: texts.maskCharacter, count: submittedLength)
+            return EntryView(status: texts.verifyingTitle, field: field, compact: texts.verifyingTitle)
+        case .accepted:
+            return EntryView(status: texts.acceptedTitle, field: texts.acceptedLabel, compact: texts.acceptedTitle, fullScreen: true)
+        case .lockedOut:
+            let label = texts.lockedLabel.replacingPlaceholder(Texts.secondsPlaceholder, with: formatSeconds(shownSeconds))
+            return EntryView(status: texts.lockedTitle, field: label, compact: label)
+        case .expired:
+            return EntryView(status: texts.expiredTitle, field: texts.expiredLabel, compact: texts.expiredTitle)
+        }
+    }
+
+    // MARK: - Internals
+
+    private func noticeText(_ notice: Notice) -> String {
+        let texts = config.texts
+        switch notice {
+        case .wrong(let left?): return texts.wrongCode.replacingPlaceholder(EntryTexts.countPlaceholder, with: decimalString(left))
+        case .wrong(nil): return texts.wrongCodeUnlimited
+        case .tooShort: return texts.tooShort
+        case .failed: return texts.verifyFailedTitle
+        case .timedOut: return texts.verifyTimedOutTitle
+        }
+    }
+
+    private func fieldLine(revealLast: Bool) -> String {
+        let texts = config.texts
+        var line = texts.fieldPrefix
+        for index in 0..<length {
+            let show: Bool
+            switch config.echo {
+            case .shown: show = true
+            case .masked: show = false
+            case .shownBriefly: show = revealLast && index == length - 1
+            }
+            line.append(show ? Character(Unicode.Scalar(buffer[index])) : texts.maskCharacter)
+        }
+        line += String(repeating: texts.emptyCharacter, count: config.maxLength - length)
+        return line
+    }
+
+    /// Hands the field to the verify command and overwrites it.
+    private mutating func submit(events: inout [EntryEvent]) -> VerifyRequest {
+        sequence += 1
+        let code = SecretCode(digits: Array(buffer[0..<length]))
+        submittedLength = length
+        events.append(.submitted(length: length, sequence: sequence))
+        wipe()
+        notice = nil
+        holdClearAt = nil
+        state = .verifying(sequence: sequence)
+        return VerifyRequest(sequence: sequence, code: code)
+    }
+
+    /// After an answer that keeps the code open: the field again, or expired when its window ended.
+    private mutating func reopen(now: Instant, events: inout [EntryEvent]) {
+        state = .entering
+        lastKey = nil
+        settle(now: now, events: &events)
+    }
+
+    /// Brings timed things up to `now`.
+    private mutating func settle(now: Instant, events: inout [EntryEvent]) {
+        if let until = outputUntil, now >= until {
+            outputUntil = nil
+            releaseOutput = true
+            events.append(.outputReleased(at: until))
+        }
+        switch state {
+        case .accepted(let until):
+            if now >= until {
+                state = .idle
+                events.append(.finished(at: until))
+            }
+        case .lockedOut(let until):
+            if now >= until {
+                events.append(.lockoutFinished(at: until))
+                changed = true
+                lockoutSeconds = 0
+                if open {
+                    state = .entering
+                    wipe()
+                    notice = nil
+                    lastKey = nil
+                    settleEntering(now: now, events: &events)
+                } else {
+                    state = .idle
+                }
+            } else {
+                shownSeconds = min(wholeSecondsLeft(until - now), lockoutSeconds)
+            }
+        case .entering:
+            settleEntering(now: now, events: &events)
+        case .idle, .verifying, .expired, .stopped:
+            break
+        }
+    }
+
+    private mutating func settleEntering(now: Instant, events: inout [EntryEvent]) {
+        if let until = validUntil, now >= until {
+            wipe()
+            open = false
+            validUntil = nil
+            notice = nil
+            holdClearAt = nil
+            revealUntil = nil
+            state = .expired
+            changed = true
+            events.append(.expired(at: until))
+            return
+        }
+        if let until = revealUntil, now >= until { revealUntil = nil }
+        if let at = holdClearAt, now >= at {
+            holdClearAt = nil
+            if length > 0 {
+                events.append(.cleared(.held, length: length))
+                wipe()
+            }
+        }
+        if length > 0, let lastKey, let timeout = config.entryTimeout, now >= lastKey + timeout {
+            events.append(.cleared(.timeout, length: length))
+            wipe()
+            notice = nil
+        }
+    }
+
+    /// Overwrites every byte of the field, then empties it.
+    private mutating func wipe() {
+        for index in buffer.indices { buffer[index] = 0 }
+        length = 0
+        revealUntil = nil
+    }
+
+    private mutating func output(_ events: [EntryEvent]) -> [EntryAction] {
+        var actions: [EntryAction] = releaseOutput ? [.setOutput(false)] : []
+        releaseOutput = false
+        actions += events.map { EntryAction.log($0) }
+        if changed {
+            changed = false
+            actions.append(.persist(snapshot))
+        }
+        return actions
+    }
+}

@@ -1,0 +1,176 @@
+import HAL
+
+/// Which keys do what apart from the code entry: the keys that press Send/Resend. A keypad alone
+/// can run the whole device by binding a letter key; the single button stays bound by default.
+public struct KeyBindings: Hashable, Sendable {
+    /// Keys that act as the Send/Resend button.
+    public var send: [Key]
+
+    public init(send: [Key] = [.button]) {
+        self.send = send
+    }
+
+    /// Digits, `*` and `#` belong to the code entry and cannot be bound; empty when all is well.
+    public var problems: [String] {
+        var found: [String] = []
+        for key in send where key.digitValue != nil || key == .star || key == .pound {
+            found.append("the send key cannot be '" + String(decoding: [key.symbol], as: UTF8.self)
+                + "': digits, * and # are for the code (allowed: A, B, C, D or the button)")
+        }
+        return found
+    }
+}
+
+/// What the loop must do: the resend controller's actions (never `.show`), the entry flow's
+/// actions, and the merged screen.
+public enum KeypadAction: Hashable, Sendable {
+    /// Show this frame (the controller's and the entry flow's merged); only when it changed.
+    case show(ScreenText)
+    case controller(ControllerAction)
+    case entry(EntryAction)
+}
+
+/// The thin coordinator of DESIGN.md section 4: routes keys (every key through the `KeyDebouncer`;
+/// a key bound to Send/Resend presses the `ResendController`, the others go to the `CodeEntry`),
+/// opens the field when a send succeeded (or at an accepted press when no send command is
+/// configured), and merges the two machines' screens into one:
+///
+/// - nothing to enter (before the first send, after an accepted code): the controller's frame,
+///   unchanged;
+/// - 2 rows: line 1 the entry's `compact` line, line 2 the controller's label ("Resend (NN)"); the
+///   success screen takes both lines;
+/// - 4 rows: lines 1-2 the controller's, line 3 the entry's status, line 4 its field.
+///
+/// It changes nothing in the controller: every input reaches it as before.
+public struct KeypadCoordinator {
+    public private(set) var controller: ResendController
+    public private(set) var entry: CodeEntry
+    public private(set) var keys: KeyDebouncer
+    public let bindings: KeyBindings
+
+    /// The controller's last frame, and the merged frame last shown.
+    private var controllerFrame: ScreenText?
+    private var shownFrame: ScreenText?
+    /// The latest instant fed to the machines: their inputs never go back in time.
+    private var time: Instant = .origin
+
+    public init(controller: ResendController, entry: CodeEntry, keys: KeyDebouncer = KeyDebouncer(), bindings: KeyBindings = KeyBindings()) {
+        precondition(bindings.problems.isEmpty, "KeypadCoordinator: invalid key bindings")
+        self.controller = controller
+        self.entry = entry
+        self.keys = keys
+        self.bindings = bindings
+    }
+
+    /// The earliest instant anything needs `advance(to:)`; nil when idle.
+    public var nextDeadline: Instant? {
+        earliest(earliest(keys.nextDeadline, controller.nextDeadline), entry.nextDeadline)
+    }
+
+    /// Starts both machines (fresh, or from clamped snapshots). Call once, first.
+    public mutating func start(now: Instant, restoring restored: ControllerSnapshot? = nil,
+                               entry restoredEntry: EntrySnapshot? = nil) -> [KeypadAction] {
+        time = now
+        var actions = take(controller.start(now: now, restoring: restored))
+        actions += entry.start(now: now, restoring: restoredEntry).map { .entry($0) }
+        return finish(actions)
+    }
+
+    /// A raw key event from a backend (not yet debounced).
+    public mutating func feed(_ event: KeyEvent, now: Instant) -> [KeypadAction] {
+        var actions: [KeypadAction] = []
+        for change in keys.feed(event) { actions += route(change, now: now) }
+        return finish(actions)
+    }
+
+    /// The send command ended.
+    public mutating func sendFinished(_ outcome: SendOutcome, now: Instant) -> [KeypadAction] {
+        time = max(time, now)
+        return finish(take(controller.sendFinished(outcome, now: time)))
+    }
+
+    /// The verify command ended.
+    public mutating func verifyFinished(_ outcome: VerifyOutcome, now: Instant) -> [KeypadAction] {
+        time = max(time, now)
+        return finish(entry.verifyFinished(outcome, now: time).map { .entry($0) })
+    }
+
+    /// The clock reached `nextDeadline` (or later).
+    public mutating func advance(to now: Instant) -> [KeypadAction] {
+        var actions: [KeypadAction] = []
+        for change in keys.advance(to: now) { actions += route(change, now: now) }
+        time = max(time, now)
+        actions += take(controller.advance(to: time))
+        actions += entry.advance(to: time).map { .entry($0) }
+        return finish(actions)
+    }
+
+    /// Stops both: the controller's stopped screen, the output line inactive.
+    public mutating func stop(now: Instant) -> [KeypadAction] {
+        time = max(time, now)
+        var actions = entry.stop(now: time).map { KeypadAction.entry($0) }
+        actions += take(controller.stop(now: time))
+        return finish(actions)
+    }
+
+    /// A debounced key change: to the controller when bound to Send, else to the entry flow.
+    private mutating func route(_ change: KeyEvent, now: Instant) -> [KeypadAction] {
+        // Stamped when it became certain, which may be a little before `now` when the loop ran late.
+        time = max(time, min(change.at, now))
+        if bindings.send.contains(change.key) {
+            guard change.isPress else { return [] }
+            return take(controller.press(now: time))
+        }
+        return entry.key(change, now: time).map { .entry($0) }
+    }
+
+    /// The controller's actions: its frame is kept for merging; a successful send (or an accepted
+    /// press without a send command) opens the code field.
+    private mutating func take(_ actions: [ControllerAction]) -> [KeypadAction] {
+        var out: [KeypadAction] = []
+        var sent = false
+        var sending = false
+        for action in actions {
+            switch action {
+            case .show(let frame):
+                controllerFrame = frame
+                continue
+            case .log(.sendFinished(let outcome, _, superseded: false)) where outcome.succeeded:
+                sent = true
+            case .log(.pressAccepted):
+                if controller.config.hasSendCommand { sending = true } else { sent = true }
+            default:
+                break
+            }
+            out.append(.controller(action))
+        }
+        if sending { out += entry.sendStarted(now: time).map { .entry($0) } }
+        if sent { out += entry.codeSent(now: time).map { .entry($0) } }
+        return out
+    }
+
+    /// Appends the merged frame when it changed.
+    private mutating func finish(_ actions: [KeypadAction]) -> [KeypadAction] {
+        guard let frame = mergedFrame, frame != shownFrame else { return actions }
+        shownFrame = frame
+        return actions + [.show(frame)]
+    }
+
+    /// The screen: see the type's documentation.
+    public var mergedFrame: ScreenText? {
+        guard let base = controllerFrame else { return nil }
+        guard let view = entry.view else { return base }
+        let layout = controller.config.layout
+        var lines = base.lines
+        if layout.rows >= 4 {
+            lines[2] = layout.fit(view.status)
+            lines[3] = layout.fit(view.field)
+        } else if view.fullScreen {
+            lines[0] = layout.fit(view.status)
+            lines[1] = layout.fit(view.field)
+        } else {
+            lines[0] = layout.fit(view.compact)
+        }
+        return ScreenText(lines: lines)
+    }
+}

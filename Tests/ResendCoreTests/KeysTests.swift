@@ -1,0 +1,98 @@
+import HAL
+import Testing
+import ResendCore
+
+@Suite("Keys and evdev codes")
+struct KeysTests {
+    @Test func everyKeyWithASymbolRoundTrips() {
+        for key in Key.all where key != .button {
+            #expect(Key(symbol: key.symbol) == key)
+        }
+        #expect(Key(symbol: UInt8(ascii: "b")) == .b)
+        #expect(Key(symbol: UInt8(ascii: "E")) == nil)
+        #expect(Key(symbol: UInt8(ascii: " ")) == nil)
+        #expect(Key.digit(7) == .digit7)
+        #expect(Key.digit(10) == nil)
+        #expect(Key.digit(-1) == nil)
+        #expect(Key.digits.map { $0.digitValue! } == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    }
+
+    /// input-event-codes.h, by name.
+    @Test func theKernelsKeyCodesMapToKeypadKeys() {
+        let table: [(String, UInt16, Key)] = [
+            ("KEY_1", 2, .digit1), ("KEY_9", 10, .digit9), ("KEY_0", 11, .digit0),
+            ("KEY_BACKSPACE", 14, .star), ("KEY_ENTER", 28, .pound), ("KEY_KPASTERISK", 55, .star),
+            ("KEY_KP7", 71, .digit7), ("KEY_KP8", 72, .digit8), ("KEY_KP9", 73, .digit9),
+            ("KEY_KP4", 75, .digit4), ("KEY_KP5", 76, .digit5), ("KEY_KP6", 77, .digit6),
+            ("KEY_KP1", 79, .digit1), ("KEY_KP2", 80, .digit2), ("KEY_KP3", 81, .digit3), ("KEY_KP0", 82, .digit0),
+            ("KEY_KPENTER", 96, .pound),
+            ("KEY_NUMERIC_0", 0x200, .digit0), ("KEY_NUMERIC_5", 0x205, .digit5), ("KEY_NUMERIC_9", 0x209, .digit9),
+            ("KEY_NUMERIC_STAR", 0x20a, .star), ("KEY_NUMERIC_POUND", 0x20b, .pound),
+            ("KEY_NUMERIC_A", 0x20c, .a), ("KEY_NUMERIC_B", 0x20d, .b), ("KEY_NUMERIC_C", 0x20e, .c), ("KEY_NUMERIC_D", 0x20f, .d),
+        ]
+        for (name, code, key) in table {
+            #expect(EvdevKeys.key(forCode: code) == key, "\(name)")
+        }
+        // Every digit is reachable from each family: top row, keypad, numeric.
+        for family in [[11, 2, 3, 4, 5, 6, 7, 8, 9, 10], [82, 79, 80, 81, 75, 76, 77, 71, 72, 73], Array(0x200...0x209)] {
+            #expect(family.map { EvdevKeys.key(forCode: UInt16($0)) } == Key.digits)
+        }
+    }
+
+    @Test func otherCodesAndEventsAreNotKeys() {
+        #expect(EvdevKeys.key(forCode: 0) == nil) // KEY_RESERVED
+        #expect(EvdevKeys.key(forCode: 30) == nil) // KEY_A: a letter on a keyboard is not a keypad key
+        #expect(EvdevKeys.key(forCode: 0x210) == nil) // KEY_CAMERA_FOCUS
+        let t = Instant(nanoseconds: 42)
+        #expect(EvdevKeys.keyEvent(type: 1, code: 2, value: 1, at: t) == KeyEvent(.digit1, .pressed, at: t))
+        #expect(EvdevKeys.keyEvent(type: 1, code: 2, value: 0, at: t) == KeyEvent(.digit1, .released, at: t))
+        #expect(EvdevKeys.keyEvent(type: 1, code: 2, value: 2, at: t) == nil, "autorepeat is ignored")
+        #expect(EvdevKeys.keyEvent(type: 1, code: 2, value: 7, at: t) == nil)
+        #expect(EvdevKeys.keyEvent(type: 0, code: 2, value: 1, at: t) == nil, "EV_SYN")
+        #expect(EvdevKeys.keyEvent(type: 4, code: 2, value: 1, at: t) == nil, "EV_MSC")
+        #expect(EvdevKeys.keyEvent(type: 1, code: 30, value: 1, at: t) == nil)
+    }
+}
+
+@Suite("Key debouncer")
+struct KeyDebouncerTests {
+    private let t0 = Instant(nanoseconds: 3_000_000_000)
+
+    @Test func eachKeyIsDebouncedOnItsOwn() {
+        var keys = KeyDebouncer()
+        #expect(keys.feed(KeyEvent(.digit1, .pressed, at: t0)).isEmpty)
+        #expect(keys.feed(KeyEvent(.digit2, .pressed, at: t0 + .milliseconds(5))).isEmpty)
+        #expect(keys.nextDeadline == t0 + .milliseconds(20))
+        #expect(keys.advance(to: t0 + .milliseconds(19)).isEmpty)
+        #expect(keys.advance(to: t0 + .milliseconds(20)) == [KeyEvent(.digit1, .pressed, at: t0 + .milliseconds(20))])
+        #expect(keys.isPressed(.digit1))
+        #expect(!keys.isPressed(.digit2))
+        #expect(keys.advance(to: t0 + .milliseconds(25)) == [KeyEvent(.digit2, .pressed, at: t0 + .milliseconds(25))])
+        #expect(keys.nextDeadline == nil)
+    }
+
+    @Test func changesDueTogetherComeOutInTimeOrder() {
+        var keys = KeyDebouncer()
+        _ = keys.feed(KeyEvent(.digit9, .pressed, at: t0 + .milliseconds(3)))
+        _ = keys.feed(KeyEvent(.star, .pressed, at: t0 + .milliseconds(4)))
+        _ = keys.feed(KeyEvent(.digit1, .pressed, at: t0 + .milliseconds(1)))
+        let out = keys.advance(to: t0 + .seconds(1))
+        #expect(out.map(\.key) == [.digit1, .digit9, .star])
+        #expect(out.map(\.at) == [t0 + .milliseconds(21), t0 + .milliseconds(23), t0 + .milliseconds(24)])
+    }
+
+    @Test func aFeedReportsOtherKeysDueBeforeIt() {
+        var keys = KeyDebouncer()
+        _ = keys.feed(KeyEvent(.digit1, .pressed, at: t0))
+        let out = keys.feed(KeyEvent(.digit2, .pressed, at: t0 + .milliseconds(50)))
+        #expect(out == [KeyEvent(.digit1, .pressed, at: t0 + .milliseconds(20))])
+    }
+
+    @Test func promptModeReportsAtOnce() {
+        var keys = KeyDebouncer(mode: .prompt)
+        #expect(keys.feed(KeyEvent(.pound, .pressed, at: t0)) == [KeyEvent(.pound, .pressed, at: t0)])
+        #expect(keys.feed(KeyEvent(.pound, .released, at: t0 + .milliseconds(1))).isEmpty)
+        #expect(keys.feed(KeyEvent(.pound, .pressed, at: t0 + .milliseconds(2))).isEmpty)
+        #expect(keys.advance(to: t0 + .milliseconds(40)).isEmpty, "bounces within the window change nothing")
+    }
+}
