@@ -246,6 +246,56 @@ struct KeypadLoopTests {
         #expect(loop.display.screen(at: kt(2)) == ["Code: ________", "Resend (60)"])
         #expect(loop.runner.requests.count == 1)
     }
+
+    /// Three wrong codes lock entry at 15.22 s for 30 s; the process stops at 25 s.
+    private func lockedOutDevice() throws -> (KeypadDevice, MemoryStateStorage) {
+        var device = KeypadDevice()
+        device.tap(.button, at: kt(1))
+        device.type("1111#", at: kt(3))
+        device.type("2222#", at: kt(8))
+        device.type("3333#", at: kt(13))
+        device.stop(at: kt(25))
+        var loop = device.loop(verifier: ScriptedVerifier([.exited(code: 1)], delay: .seconds(1)))
+        try loop.run()
+        #expect(loop.display.screen(at: kt(24.9)) == ["Try again (21)", "Resend (37)"])
+        return (device, device.storage)
+    }
+
+    @Test("a restart does not reset a lockout: the next process resumes it with what is left on the wall clock")
+    func lockoutAcrossRestart() throws {
+        let (first, storage) = try lockedOutDevice()
+        let text = try #require(storage.text)
+        #expect(text.contains(#""entry": {"failures": 0, "rounds": 1, "lockoutEndsUnixMs": 1718000045220, "lockoutSeconds": 30"#))
+        #expect(!text.contains("1111") && !text.contains("3333"))  // never the code
+        // A new process 5 s later (monotonic clock restarted elsewhere, wall clock 5 s on).
+        var second = KeypadDevice(storage: storage, wallStart: first.wall.now() + .seconds(5))
+        second.type("4444#", at: kt(1))  // keys during the lockout are ignored
+        second.stop(at: kt(20))
+        var loop = second.loop(verifier: ScriptedVerifier([.exited(code: 0)]))
+        try loop.run()
+        // 45.22 - 30 (= 25 + 5) = 15.22 s left: "Try again (16)", and entry reopens at 15.22 s.
+        #expect(loop.display.screen(at: kt(0)).first == "Try again (16)")
+        #expect(loop.display.screen(at: kt(15.21)).first == "Try again (01)")
+        #expect(loop.display.screen(at: kt(15.22)).first == "Code: ________")
+        #expect(loop.verifier.codes.isEmpty)
+        #expect(loop.observer.events.contains { $0.event == .entry(.lockoutResumed(until: kt(15.22), secondsLeft: 16)) })
+    }
+
+    @Test("a wall clock set back across a restart cannot stretch a lockout beyond its length", arguments: [-3_600, 0, 60])
+    func lockoutClamped(jumpSeconds: Int64) throws {
+        let (first, storage) = try lockedOutDevice()
+        var second = KeypadDevice(storage: storage, wallStart: first.wall.now() + .seconds(jumpSeconds))
+        second.stop(at: kt(40))
+        var loop = second.loop(verifier: ScriptedVerifier([.exited(code: 0)]))
+        try loop.run()
+        let line = loop.display.screen(at: kt(0)).first
+        switch jumpSeconds {
+        case ..<0: #expect(line == "Try again (30)")  // set back: at most the lockout's length
+        case 0: #expect(line == "Try again (21)")
+        default: #expect(line == "Code: ________")    // set forward past its end: over, the code still valid
+        }
+        #expect(loop.display.screen(at: kt(30)).first == "Code: ________")
+    }
 }
 
 /// Makes the output's next `set` fail, from the first wait at or after `at`.
