@@ -234,6 +234,15 @@ struct KeypadLoopTests {
         #expect(device.output.history.map { $0.time } == [kt(0), kt(4.42), kt(6.52)])
     }
 
+    @Test("wiping a code zeroes the storage its copies share (the action that carried it), not a fresh copy")
+    func wipeSharedStorage() {
+        let carried = SecretCode(digits: Array("4711".utf8))
+        var runnerCopy = carried
+        runnerCopy.wipe()
+        #expect(runnerCopy.count == 0)
+        #expect(carried.digits == [0, 0, 0, 0])
+    }
+
     @Test("the button reported as a key sends like its edges do; other keys before a send are ignored")
     func buttonAsKey() throws {
         var device = KeypadDevice()
