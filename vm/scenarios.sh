@@ -375,7 +375,7 @@ write_config() {
 {
   button: { line: "button", debounceMs: $DEBOUNCE_MS },
   led: { line: "led" },
-  lcd: { bus: $BUS, address: "auto" },
+  lcd: { bus: $BUS, address: $LCD_ADDRESS },
   cooldown: { seconds: $COOLDOWN },
   send: {
     command: $2,
@@ -637,6 +637,81 @@ scenario_8() {
     fi
 }
 
+# --- 11 (issue 11, item 4) ----------------------------------------------------------------------
+# No LCD at start with a fixed address: run starts with the display offline (button, LED and
+# countdown work), and the display comes up when the device appears.
+scenario_11() {
+    begin 11 "run starts without its LCD at the fixed address: offline at start, the press works, the screen appears when the device is added"
+    log=/tmp/run11.log
+    lcd_vanish
+    if ! start_run "$log" --duration 3; then
+        lcd_return
+        show_log "$log"
+        stop_run
+        fail 11 "run did not come up (both lines held, LED 1) within 10 s without its LCD"
+        return
+    fi
+    clean_press
+    wait_until 2 has "$log" "countdown started"
+    sleep 0.3
+    led_during=$(led_level)
+    lcd_return
+    echo "$(now) LCD added"
+    wait_until 8 has "$log" "display online"
+    wait_until 5 has "$log" "countdown finished"
+    last_byte=$(stub_receive "$LCD_ADDRESS")
+    stop_run
+    show_log "$log"
+    display=$(field "$log" started display)
+    online=$(stamp "$log" "display online")
+    echo "started display=$display; LED during the countdown: $led_during; online at $online; last byte at the stub: $last_byte"
+    if [ "$display" != offline ]; then
+        fail 11 "the started line says display=$display, not offline"
+    elif ! has "$log" "display offline"; then
+        fail 11 "no 'display offline' line at start"
+    elif ! has "$log" "press accepted" || [ "$led_during" != 0 ]; then
+        fail 11 "the press did not work while the display was offline (accepted: $(count "$log" "press accepted"), LED $led_during)"
+    elif [ -z "$online" ]; then
+        fail 11 "no 'display online' after the device was added"
+    elif [ $((last_byte & 0x08)) = 0 ]; then
+        fail 11 "the stub got no backpack byte (backlight bit 0x08 set) after it appeared: its last byte is $last_byte"
+    elif [ "$RUN_STATUS" != 0 ]; then
+        fail 11 "run exited with $RUN_STATUS after SIGTERM"
+    else
+        pass 11 "started offline, press accepted and LED 0 meanwhile, display online at $online after the device was added"
+    fi
+}
+
+# --- 12 (issue 11, item 2) ----------------------------------------------------------------------
+# The adapter exists but i2c-dev is not loaded (as after dtparam=i2c_arm=on alone on a Pi): check
+# and run say so instead of asking for the dtparam line.
+scenario_12() {
+    begin 12 "i2c-dev not loaded: check and run say 'I2C is on but i2c-dev is not loaded'"
+    if ! rmmod i2c_dev; then
+        skip 12 "rmmod i2c_dev failed (a node still open?)"
+        return
+    fi
+    out=/tmp/check12.out
+    "$BIN" check --button button --led led --i2c-bus "$BUS" --address "$LCD_ADDRESS" >"$out" 2>&1
+    check_status=$?
+    run_out=/tmp/run12.out
+    "$BIN" run --button button --led led --i2c-bus "$BUS" --address "$LCD_ADDRESS" >"$run_out" 2>&1
+    run_status=$?
+    insmod /lib/modules/vm/i2c-dev.ko
+    wait_until 5 test -e "/dev/i2c-$BUS"
+    echo "\$ resend-button check ... -> $check_status"; cat "$out"
+    echo "\$ resend-button run ... -> $run_status"; cat "$run_out"
+    if [ "$check_status" != 69 ] || ! grep -q "PROBLEM I2C bus $BUS .*I2C is on but i2c-dev is not loaded: sudo modprobe i2c-dev" "$out"; then
+        fail 12 "check exited with $check_status without 'I2C is on but i2c-dev is not loaded'"
+    elif [ "$run_status" != 69 ] || ! grep -q "I2C is on but i2c-dev is not loaded" "$run_out"; then
+        fail 12 "run exited with $run_status without 'I2C is on but i2c-dev is not loaded'"
+    elif [ ! -e "/dev/i2c-$BUS" ]; then
+        fail 12 "/dev/i2c-$BUS did not come back after insmod i2c-dev"
+    else
+        pass 12 "check and run (exit 69) name i2c-dev as the missing piece"
+    fi
+}
+
 release
 scenario_1
 scenario_2
@@ -646,4 +721,6 @@ scenario_5
 scenario_6
 scenario_7
 scenario_8
+scenario_11
+scenario_12
 exit "$failures"

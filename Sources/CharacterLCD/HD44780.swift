@@ -78,16 +78,21 @@ public struct HD44780<Port: HD44780Port, Wait: Delay> {
         return frame
     }
 
-    /// Power-up wait (>= 40 ms), the 4-bit init dance with the datasheet waits (0x3, 4.1 ms, 0x3,
+    /// The control lines at rest (`HD44780Port.writeIdle`: E, RS, R/W low), the power-up wait
+    /// (>= 40 ms), the 4-bit init dance with the datasheet waits (0x3, 4.1 ms, 0x3,
     /// 100 us, 0x3, then 0x2), function set (2 lines or 1, 5x8), display off, clear (then 2 ms),
     /// entry mode increment without shift, the glyphs registered with `defineGlyph` (CGRAM is lost
     /// on re-init), DDRAM address 0, display on (cursor and blink off).
     ///
-    /// Blocks for about 57 ms of waits plus the transfers. Afterwards the shadow is all spaces and
+    /// Blocks for about 57 ms of waits plus the transfers (7 transactions, 36 wire bytes on a
+    /// batching bus at 100 kHz). Afterwards the shadow is all spaces and
     /// the screen blank. Also the recovery from a lost nibble sync: it works whatever mode the
     /// controller was in. On a thrown error the display stays uninitialized.
     public mutating func initialize() throws(HALError) {
         invalidate()
+        // Before the power-on wait: an expander that just powered up holds E and R/W high; any
+        // cycle that dropping E ends is over long before the first nibble.
+        try port.writeIdle()
         delay.delay(HD44780Timing.powerOnWait)
         try port.writeInitNibble(HD44780Instruction.initNibble8Bit)
         delay.delay(HD44780Timing.firstInitNibbleWait)

@@ -2,7 +2,8 @@ import HAL
 
 /// HD44780U instruction codes and flags (datasheet table 6, "Instructions"), by their datasheet names.
 enum HD44780Instruction {
-    /// Clear display: fills DDRAM with 0x20, sets the address counter to 0. Slow (1.52 ms).
+    /// Clear display: fills DDRAM with 0x20, sets the address counter to 0. Slow: table 6 gives no
+    /// execution time for it (only "return home" has 1.52 ms); see `HD44780Timing.clearDisplayWait`.
     static let clearDisplay: UInt8 = 0x01
 
     /// Entry mode set, with I/D (increment) and S (shift the display) flags.
@@ -67,6 +68,9 @@ public enum HD44780Timing {
     /// `instructionExecution` with a margin of almost 3x for slow oscillators (execution time scales
     /// with 1/fosc): 100 us.
     public static let initInstructionWait = TimeSpan.microseconds(100)
-    /// HD44780U table 6: clear display takes 1.52 ms at 270 kHz; 2 ms, as libraries use.
+    /// After clear display. HD44780U table 6 lists no execution time for clear display; the
+    /// 1.52 ms in that column (at fosc = 270 kHz) belongs to return home. Clear writes all 80 DDRAM
+    /// cells, so it is taken to be at least as slow: 2 ms, as common libraries and Linux's
+    /// drivers/auxdisplay/hd44780_common.c (`long_sleep(2)` after LCD_CMD_DISPLAY_CLEAR) wait.
     public static let clearDisplayWait = TimeSpan.milliseconds(2)
 }

@@ -35,11 +35,16 @@ public struct HD44780Byte: Hashable, Sendable {
 /// Implementations: the PCF8574 I2C backpack (`PCF8574Backpack`), a 4-bit GPIO bus later.
 ///
 /// Timing contract: an implementation must leave at least the HD44780's instruction execution time
-/// (`HD44780Timing.instructionExecution`, 37 us at 270 kHz) between the bytes of one `write`, so a
-/// batch of fast instructions and data is safe in a single call. Slow instructions (clear, return
-/// home: 1.52 ms) and the initialisation waits are the caller's job: the driver ends a `write`
-/// after such an instruction and calls its `Delay`.
+/// (`HD44780Timing.instructionExecution`, 37 us at 270 kHz) between the latch of one byte and the
+/// start (E rising) of the next within one `write`, so a batch of fast instructions and data is
+/// safe in a single call; and it must set RS and R/W up with E low before E rises (tAS). Slow
+/// instructions (clear display, return home) and the initialisation waits are the caller's job: the
+/// driver ends a `write` after such an instruction and calls its `Delay`.
 public protocol HD44780Port {
+    /// Puts the controller's control lines at rest without strobing it: E, RS and R/W low. The
+    /// driver calls it first in every initialisation, since an expander may have just powered up
+    /// with every pin high (E=1, R/W=1). Blocks for the transfer only.
+    mutating func writeIdle() throws(HALError)
     /// One 4-bit transfer with RS=0 (the initialisation dance, while the controller may be in 8-bit
     /// mode). `nibble` is the high 4 bits' value 0...15 (D7..D4). Blocks for the transfer only.
     mutating func writeInitNibble(_ nibble: UInt8) throws(HALError)

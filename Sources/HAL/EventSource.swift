@@ -2,6 +2,13 @@
 public enum LoopInput: Hashable, Sendable {
     /// The button line changed (not yet debounced).
     case edge(ButtonEdge)
+    /// Edges of the button line may have been lost before the ones delivered (the kernel's event
+    /// buffer overflowed): the loop reads the line's level (`EventSource.readButtonLevel`) and
+    /// reconciles. Linux, uAPI v1 (libgpiod 1.x): 16 events per line, a full buffer drops the
+    /// NEWEST (drivers/gpio/gpiolib-cdev.c, `lineevent_irq_thread`: kfifo_in fails, "event FIFO is
+    /// full - event dropped"), so the settling edge of a burst is the one lost; v2 drops the oldest
+    /// (`linereq_put_event`: kfifo_skip) and numbers events, so a sequence gap shows it.
+    case edgesMayBeLost
     /// The user or the service manager asked to stop (SIGINT, SIGTERM, `q` in the simulator).
     case stop
     /// A send command ended (its process was reaped); see `CommandRunner`.
@@ -24,4 +31,14 @@ public enum LoopInput: Hashable, Sendable {
 /// Virtual implementations move their virtual clock to the time of what they return.
 public protocol EventSource {
     mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput]
+
+    /// The button's logical level read from the line now (not inferred from edges), stamped with
+    /// the monotonic time of the read; nil when the source cannot read it. Does not block. The
+    /// loop calls it when a debounce window closes and after `LoopInput.edgesMayBeLost`.
+    mutating func readButtonLevel() throws(HALError) -> ButtonLevel?
+}
+
+extension EventSource {
+    /// Sources without a readable line (a script of edges only) report nothing.
+    public mutating func readButtonLevel() throws(HALError) -> ButtonLevel? { nil }
 }

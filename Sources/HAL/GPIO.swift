@@ -13,6 +13,17 @@ public struct ButtonEdge: Hashable, Sendable {
     }
 }
 
+/// The button's logical level as read from the line itself, and when it was read (monotonic).
+public struct ButtonLevel: Hashable, Sendable {
+    public var pressed: Bool
+    public var time: Instant
+
+    public init(pressed: Bool, time: Instant) {
+        self.pressed = pressed
+        self.time = time
+    }
+}
+
 /// A digital output such as the LED. `active == true` means "on"; the backend inverts for
 /// active-low wiring. `set` does not block beyond the write itself.
 public protocol OutputLine {

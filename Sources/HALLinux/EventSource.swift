@@ -44,6 +44,14 @@ public struct LinuxEventSource: EventSource {
         extras.removeAll { $0.registration == registration }
     }
 
+    /// The button's level now (a line read, not edges), stamped with CLOCK_MONOTONIC; nil without
+    /// a button.
+    public mutating func readButtonLevel() throws(HALError) -> ButtonLevel? {
+        guard let button else { return nil }
+        let pressed = try button.isPressed()
+        return ButtonLevel(pressed: pressed, time: SystemClock().now())
+    }
+
     /// Blocks until an input is available or `deadline` (CLOCK_MONOTONIC) is reached; a deadline
     /// in the past returns at once with whatever is already pending. Order: stop, then edges, then
     /// registered descriptors' inputs. Wake-ups that produce no input (e.g. a bounce the kernel
@@ -59,6 +67,7 @@ public struct LinuxEventSource: EventSource {
             }
             if let button, let buttonFD, wakeup.readable.contains(buttonFD) {
                 inputs += try button.readEdges().map { .edge($0) }
+                if button.lastReadMayHaveLostEdges { inputs.append(.edgesMayBeLost) }
             }
             for extra in extras where wakeup.readable.contains(extra.registration.fd) {
                 inputs += try extra.onReadable()

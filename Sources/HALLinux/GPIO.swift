@@ -200,6 +200,10 @@ public final class GPIOButton {
     /// Edges the kernel dropped (its event buffer overflowed), counted from v2 sequence gaps.
     /// Always 0 on v1, which has no sequence numbers. The caller decides whether to log.
     public private(set) var droppedEvents: UInt64 = 0
+    /// True when the last `readEdges()` found the kernel's buffer full (a read of
+    /// `readCapacity` events: on uAPI v1 the buffer holds 16 and drops the newest) or a sequence
+    /// gap (v2): edges may be missing, so the caller should read the level (`isPressed`).
+    public private(set) var lastReadMayHaveLostEdges = false
 
     /// Requests the line. Throws `.busy` naming the current consumer when the kernel reports one,
     /// `.unsupported` for kernel debounce on libgpiod v1, `.notFound` / `.permission` for the chip.
@@ -236,6 +240,8 @@ public final class GPIOButton {
         var edges: [ButtonEdge] = []
         var buffer = [rb_gpio_edge](repeating: rb_gpio_edge(), count: GPIOButton.readCapacity)
         let request = self.request
+        let droppedBefore = droppedEvents
+        lastReadMayHaveLostEdges = false
         while true {
             let count = try buffer.withUnsafeMutableBufferPointer { chunk in
                 Result { () throws(HALError) -> Int32 in
@@ -249,6 +255,8 @@ public final class GPIOButton {
                 if event.line_seqno != 0 { lastSequence = event.line_seqno }
                 edges.append(ButtonEdge(pressed: event.rising, time: Instant(nanoseconds: Int64(clamping: event.timestamp_ns))))
             }
+            if Int(count) == buffer.count { lastReadMayHaveLostEdges = true }
+            if droppedEvents != droppedBefore { lastReadMayHaveLostEdges = true }
             if Int(count) < buffer.count { return edges }
         }
     }
@@ -260,6 +268,8 @@ public final class GPIOButton {
         return next - previous - 1
     }
 
+    /// Events read per call: the v1 kernel buffer's size (gpiolib-cdev.c: DECLARE_KFIFO(events,
+    /// struct gpioevent_data, 16)), so a full read means the buffer was full.
     static let readCapacity = 16
 }
 

@@ -11,6 +11,13 @@ import HAL
 /// - The HD44780 latches RS, R/W and D4-D7 on the falling edge of E, taking the levels that were
 ///   on the pins while E was high. It is timestamped with the arrival time of the port byte that
 ///   dropped E.
+/// - Bus timing (HD44780U "Bus Timing Characteristics", write operation): RS and R/W must be set
+///   up tAS (40 ns) before E rises and stay put while E is high. A port write changes all pins at
+///   once, so RS or R/W changing in the write that raises E, or while E is high, is a violation
+///   (`addressSetup`); so is a strobe whose E was already high at power-on (the PCF8574 powers up
+///   with all pins high: E=1, R/W=1).
+/// - Busy: the controller executes an instruction or data write after the latch that completes it
+///   and takes no new transfer until done: the next transfer's E must not rise before then.
 /// - Power-on state: 8-bit interface, 1 line, 5x8 font, display, cursor and blink off, increment,
 ///   no shift, address counter 0. The internal reset circuit is not relied upon (the datasheet
 ///   says it fails when the supply rises badly), so DDRAM holds garbage (code 0xFF, "█") and CGRAM
@@ -35,8 +42,11 @@ public final class HD44780Emulator: I2CDevice {
             /// A wait of the init dance was too short: < 4.1 ms after the first 0x3, or < 100 us
             /// after the second.
             case initWaitTooShort
-            /// A byte was latched while the previous instruction was still executing.
+            /// A transfer started (E rose) while the previous instruction was still executing.
             case busy
+            /// RS or R/W was not set up before E rose (tAS): it changed in the write that raised E,
+            /// while E was high, or E was high since power-on.
+            case addressSetup
             /// RS or R/W differed between the two nibbles of one byte (the nibbles are out of step).
             case nibbleDesync
             /// R/W was high: reads are not supported on the backpack path.
@@ -105,6 +115,9 @@ public final class HD44780Emulator: I2CDevice {
     private var port: UInt8 = HD44780Emulator.portPowerOnLevel
     private var portKnown = false
     private var pendingHighNibble: Latch?
+    /// When E last rose and the RS/R/W levels it rose with; E high since power-on counts as a rise
+    /// then with RS = R/W = 1 (the PCF8574's power-on level).
+    private var enableRise: (time: Instant, rs: Bool, rw: Bool, atPowerOn: Bool)?
     private var recentLatches: [Latch] = []
     private var busyUntil: Instant
     private var busyWith = "power-on"
@@ -117,6 +130,8 @@ public final class HD44780Emulator: I2CDevice {
         var rs: Bool
         var rw: Bool
         var time: Instant
+        /// When E rose for this transfer (the start the busy check looks at).
+        var started: Instant
     }
 
     // MARK: Datasheet facts (HD44780U datasheet; PCF8574 datasheet)
@@ -129,7 +144,8 @@ public final class HD44780Emulator: I2CDevice {
     private static let firstInitWait = TimeSpan.microseconds(4_100)
     /// HD44780U Figure 24: wait more than 100 us after the second function set (0x3).
     private static let secondInitWait = TimeSpan.microseconds(100)
-    /// HD44780U Table 6 at 270 kHz: return home 1.52 ms; clear display is given the same time.
+    /// HD44780U Table 6 at 270 kHz: return home 1.52 ms. The table gives clear display no
+    /// execution time; it is given the same here.
     fileprivate static let clearOrHomeTime = TimeSpan.microseconds(1_520)
     /// HD44780U Table 6 at 270 kHz: every other instruction and each data write, 37 us.
     fileprivate static let instructionTime = TimeSpan.microseconds(37)
@@ -215,6 +231,7 @@ public final class HD44780Emulator: I2CDevice {
         busyWith = "power-on"
         port = HD44780Emulator.portPowerOnLevel
         portKnown = false
+        enableRise = (time: time, rs: wiring.isHigh(wiring.rs, in: port), rw: wiring.isHigh(wiring.rw, in: port), atPowerOn: true)
         pendingHighNibble = nil
         recentLatches = []
         isFourBitMode = false
@@ -286,19 +303,41 @@ public final class HD44780Emulator: I2CDevice {
         if time > lastTime { lastTime = time }
         let previous = port
         port = byte
+        let enableHigh = wiring.isHigh(wiring.e, in: byte)
         guard portKnown else {
             portKnown = true
+            // E high since power-on: a later fall latches, and the rise was at power-on.
+            if !enableHigh { enableRise = nil }
             return
         }
-        let enableFell = wiring.isHigh(wiring.e, in: previous) && !wiring.isHigh(wiring.e, in: byte)
-        guard enableFell else { return }
+        let control: UInt8 = (1 << UInt8(wiring.rs)) | (1 << UInt8(wiring.rw))
+        if !wiring.isHigh(wiring.e, in: previous) && enableHigh {
+            if (previous ^ byte) & control != 0 {
+                report(.addressSetup, at: time, "RS or R/W changed in the write that raised E (port \(Format.hexByte(previous)) -> \(Format.hexByte(byte))); they must be set up 40 ns (tAS) before E rises: put them out with E low first")
+            }
+            enableRise = (time: time, rs: wiring.isHigh(wiring.rs, in: byte), rw: wiring.isHigh(wiring.rw, in: byte), atPowerOn: false)
+            return
+        }
+        let enableFell = wiring.isHigh(wiring.e, in: previous) && !enableHigh
+        guard enableFell else {
+            if enableHigh, (previous ^ byte) & control != 0 {
+                report(.addressSetup, at: time, "RS or R/W changed while E was high (port \(Format.hexByte(previous)) -> \(Format.hexByte(byte)))")
+            }
+            return
+        }
+        let rise = enableRise
+        enableRise = nil
+        if let rise, rise.atPowerOn,
+           rise.rs != wiring.isHigh(wiring.rs, in: previous) || rise.rw != wiring.isHigh(wiring.rw, in: previous) {
+            report(.addressSetup, at: time, "E fell without having risen since power-on (the PCF8574 powers up with every pin high, E = R/W = 1): RS and R/W were never set up before E; write a byte with E low first")
+        }
         if (previous ^ byte) & wiring.sampledMask != 0 {
             report(.holdTime, at: time, "RS, R/W or D4-D7 changed in the write that dropped E (port \(Format.hexByte(previous)) -> \(Format.hexByte(byte))); they must hold past E falling")
         }
         latch(Latch(nibble: wiring.nibble(in: previous),
                     rs: wiring.isHigh(wiring.rs, in: previous),
                     rw: wiring.isHigh(wiring.rw, in: previous),
-                    time: time))
+                    time: time, started: rise?.time ?? time))
     }
 
     private func latch(_ latch: Latch) {
@@ -315,7 +354,7 @@ public final class HD44780Emulator: I2CDevice {
         }
         if isFourBitMode {
             guard let high = pendingHighNibble else {
-                checkNotBusy(at: time)
+                checkNotBusy(startedAt: latch.started)
                 pendingHighNibble = latch
                 return
             }
@@ -325,14 +364,14 @@ public final class HD44780Emulator: I2CDevice {
             }
             complete(high.nibble << 4 | latch.nibble, rs: latch.rs, rw: latch.rw, at: time)
         } else {
-            checkNotBusy(at: time)
+            checkNotBusy(startedAt: latch.started)
             complete(latch.nibble << 4, rs: latch.rs, rw: latch.rw, at: time)
         }
     }
 
-    private func checkNotBusy(at time: Instant) {
+    private func checkNotBusy(startedAt time: Instant) {
         if time < busyUntil {
-            report(.busy, at: time, "latched while \(busyWith) was still executing (busy for another \(Format.micros(busyUntil - time)))")
+            report(.busy, at: time, "E rose while \(busyWith) was still executing (busy for another \(Format.micros(busyUntil - time)))")
         }
     }
 

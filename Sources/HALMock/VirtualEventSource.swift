@@ -8,10 +8,19 @@ import HAL
 /// returns every input due by then in script order (empty when the deadline came first). When the
 /// script is exhausted and `deadline` is nil, it returns `[.stop]` without moving the clock, so a
 /// headless run ends instead of waiting forever; it keeps doing so on later calls.
+///
+/// The button line: every edge scheduled (at the time it is due) and every edge `drop`ped (a
+/// kernel event buffer that overflowed) moves the line; `readButtonLevel` reads it at the clock's
+/// time, as a GPIO backend reads the line's value. A source that was never given an edge has no
+/// line to read (nil).
 public struct VirtualEventSource: EventSource {
     public let clock: ManualClock
     /// Inputs not yet returned, sorted by time; equal times keep the order they were scheduled in.
     public private(set) var pending: [(time: Instant, input: LoopInput)] = []
+    /// The line's level before its first edge.
+    public var initiallyPressed = false
+    /// Every level change of the line, delivered or dropped, sorted by time.
+    private var line: [(time: Instant, pressed: Bool)] = []
 
     public init(clock: ManualClock, inputs: [(time: Instant, input: LoopInput)] = []) {
         self.clock = clock
@@ -27,6 +36,26 @@ public struct VirtualEventSource: EventSource {
     public mutating func schedule(_ input: LoopInput, at time: Instant) {
         let index = pending.firstIndex { $0.time > time } ?? pending.endIndex
         pending.insert((time: time, input: input), at: index)
+        if case .edge(let edge) = input { moveLine(to: edge.pressed, at: time) }
+    }
+
+    /// The line changes at `edge.time` but no edge is delivered: the kernel dropped it (its event
+    /// buffer was full). Schedule `.edgesMayBeLost` where the backend would notice.
+    public mutating func drop(_ edge: ButtonEdge) {
+        moveLine(to: edge.pressed, at: edge.time)
+    }
+
+    /// The line's level at the clock's time.
+    public mutating func readButtonLevel() throws(HALError) -> ButtonLevel? {
+        guard !line.isEmpty else { return nil }
+        let now = clock.now()
+        let pressed = line.last { $0.time <= now }?.pressed ?? initiallyPressed
+        return ButtonLevel(pressed: pressed, time: now)
+    }
+
+    private mutating func moveLine(to pressed: Bool, at time: Instant) {
+        let index = line.firstIndex { $0.time > time } ?? line.endIndex
+        line.insert((time: time, pressed: pressed), at: index)
     }
 
     /// Adds several inputs; they need not be sorted (equal times keep their relative order).

@@ -52,9 +52,14 @@ public struct CheckFacts: Sendable {
     public var busError: HALError?
     /// What answered on the chosen bus (nil when it could not be scanned).
     public var scan: I2CScan?
+    /// The kernel's clients at the claimed addresses of `scan` (name, bound driver).
+    public var clients: [I2CAddress: I2CClientInfo]
+    /// The files that load i2c-dev at boot (`Discovery.i2cDevLoadedAtBoot`).
+    public var i2cDevAtBoot: [String]
 
     public init(libgpiodVersion: String, libgpiodGeneration: Int, gpioChipNodes: [DeviceNodeAccess], gpioScan: GPIOScan,
-                i2cBuses: [I2CBusInfo], busError: HALError? = nil, scan: I2CScan? = nil) {
+                i2cBuses: [I2CBusInfo], busError: HALError? = nil, scan: I2CScan? = nil,
+                clients: [I2CAddress: I2CClientInfo] = [:], i2cDevAtBoot: [String] = []) {
         self.libgpiodVersion = libgpiodVersion
         self.libgpiodGeneration = libgpiodGeneration
         self.gpioChipNodes = gpioChipNodes
@@ -62,6 +67,8 @@ public struct CheckFacts: Sendable {
         self.i2cBuses = i2cBuses
         self.busError = busError
         self.scan = scan
+        self.clients = clients
+        self.i2cDevAtBoot = i2cDevAtBoot
     }
 
     /// The addresses to probe: both backpack ranges, plus a fixed `--address` outside them.
@@ -71,19 +78,25 @@ public struct CheckFacts: Sendable {
         return list
     }
 
-    /// Reads /dev and /sys, every GPIO chip's lines, and probes the chosen bus (one transaction
-    /// per address). Returns the bus when it could be opened, for the test pattern.
-    public static func gather(_ options: CheckOptions, deviceDirectory: String = "/dev", sysfs: String = "/sys") -> (facts: CheckFacts, bus: LinuxI2CBus?) {
+    /// Reads /dev and /sys (and the modules-load files under `root`), every GPIO chip's lines, and
+    /// probes the chosen bus (one read per address). Returns the bus when it could be opened, for
+    /// the test pattern.
+    public static func gather(_ options: CheckOptions, deviceDirectory: String = "/dev", sysfs: String = "/sys", root: String = "") -> (facts: CheckFacts, bus: LinuxI2CBus?) {
         let nodes = Discovery.deviceNodes(prefix: "gpiochip", in: deviceDirectory).map { Discovery.access(path: $0) }
         var facts = CheckFacts(
             libgpiodVersion: LibGPIOD.version, libgpiodGeneration: LibGPIOD.apiGeneration, gpioChipNodes: nodes,
             gpioScan: GPIOScan.scan(deviceDirectory: deviceDirectory),
-            i2cBuses: Discovery.i2cBuses(sysfs: sysfs, deviceDirectory: deviceDirectory))
+            i2cBuses: Discovery.i2cBuses(sysfs: sysfs, deviceDirectory: deviceDirectory),
+            i2cDevAtBoot: Discovery.i2cDevLoadedAtBoot(root: root))
         let path = "\(deviceDirectory)/i2c-\(options.i2cBus)"
         guard facts.i2cBuses.contains(where: { $0.number == options.i2cBus && $0.node.exists }) else { return (facts, nil) }
         do throws(HALError) {
             var bus = try LinuxI2CBus(path: path)
-            facts.scan = try scanAddresses(probeList(for: options.address), on: &bus)
+            let scan = try scanAddresses(probeList(for: options.address), on: &bus)
+            facts.scan = scan
+            for address in scan.claimed {
+                facts.clients[address] = Discovery.i2cClient(bus: options.i2cBus, address: address.rawValue, sysfs: sysfs)
+            }
             return (facts, bus)
         } catch {
             facts.busError = error
@@ -164,9 +177,12 @@ private func i2cFindings(_ options: CheckOptions, _ facts: CheckFacts) -> ([Chec
     for bus in facts.i2cBuses {
         let name = bus.adapterName.map { " [\($0)]" } ?? ""
         if bus.node.exists {
-            findings.append(.ok("I2C bus \(bus.number): \(bus.node.path)\(name)"))
+            findings.append(.ok("I2C bus \(bus.number): \(bus.node.path)\(name)" + (bus.number == options.i2cBus ? ", clock \(clockText(bus.clockHz))" : "")))
+            if bus.number == options.i2cBus, let warning = clockWarning(bus.clockHz) {
+                findings.append(.note("I2C bus \(bus.number): \(warning)"))
+            }
         } else if bus.number == options.i2cBus {
-            findings.append(.problem(.unavailable, "I2C bus \(bus.number)\(name) has no \(bus.node.path): load i2c-dev (sudo modprobe i2c-dev, and add i2c-dev to /etc/modules)"))
+            findings.append(.problem(.unavailable, "I2C bus \(bus.number)\(name) has no \(bus.node.path): " + Advice.loadI2CDev(atBoot: facts.i2cDevAtBoot)))
         } else {
             findings.append(.note("I2C bus \(bus.number)\(name) has no \(bus.node.path) (i2c-dev not loaded)"))
         }
@@ -190,7 +206,12 @@ private func i2cFindings(_ options: CheckOptions, _ facts: CheckFacts) -> ([Chec
     }
     guard let scan = facts.scan else { return (findings, nil) }
     for address in scan.claimed {
-        findings.append(.note("\(hexAddress(address.rawValue)) on \(path) is claimed by a kernel driver (i2cdetect shows UU)"))
+        let text = "\(hexAddress(address.rawValue)) on \(path) is claimed by a kernel driver (i2cdetect shows UU): " + Advice.kernelDriverOwns(address, client: facts.clients[address])
+        if case .fixed(address) = options.address {
+            findings.append(.problem(.unavailable, text))
+            return (findings, nil)
+        }
+        findings.append(.note(text))
     }
     let answered = scan.answered.map { hexAddress($0.rawValue) }.joined(separator: ", ")
     switch options.address {
@@ -198,13 +219,16 @@ private func i2cFindings(_ options: CheckOptions, _ facts: CheckFacts) -> ([Chec
         let backpacks = scan.answered.filter { PCF8574AddressRange.all.contains($0) }
         switch backpacks.count {
         case 0:
-            findings.append(.problem(.unavailable, "no device answered on \(path) at \(Advice.backpackRanges); \(Advice.wiring)"))
+            let claimed = scan.claimed.isEmpty ? "" : " (claimed: \(scan.claimed.map { hexAddress($0.rawValue) }.joined(separator: ", ")), see above)"
+            findings.append(.problem(.unavailable, "no device answered on \(path) at \(Advice.backpackRanges)\(claimed); \(Advice.wiring)"))
             return (findings, nil)
         case 1:
-            findings.append(.ok("\(hexAddress(backpacks[0].rawValue)) answers on \(path) (\(chipName(backpacks[0]))): run --address auto will use it"))
+            let address = hexAddress(backpacks[0].rawValue)
+            findings.append(.ok("\(address) answers on \(path) (\(chipName(backpacks[0]))); a read cannot tell a backpack from another chip there (MCP23008, PCA95xx, BH1750, AHT20, OLED): confirm with --test-pattern --address \(address)"))
+            findings.append(.note("run writes only to the address you name: put \(configLine(backpacks[0], bus: options.i2cBus)) in \(DeviceConfig.defaultPath) (or pass run --address \(address)\(options.i2cBus == RunOptions.defaultI2CBus ? "" : " --i2c-bus \(options.i2cBus)"))"))
             return (findings, backpacks[0])
         default:
-            findings.append(.problem(.usage, "several devices answered on \(path): \(answered); pass --address with the LCD's (try --test-pattern --address \(hexAddress(backpacks[0].rawValue)))"))
+            findings.append(.problem(.usage, "several devices answered on \(path): \(answered); run writes only to the address you name: find the LCD with --test-pattern --address \(hexAddress(backpacks[0].rawValue)) (and the others), then put \(configLine(backpacks[0], bus: options.i2cBus)) with its address in \(DeviceConfig.defaultPath)"))
             return (findings, nil)
         }
     case .fixed(let address):
@@ -216,6 +240,26 @@ private func i2cFindings(_ options: CheckOptions, _ facts: CheckFacts) -> ([Chec
         findings.append(.problem(.unavailable, "no device answered at \(hexAddress(address.rawValue)) on \(path); \(others); \(Advice.wiring)"))
         return (findings, nil)
     }
+}
+
+/// The configuration line for a backpack at `address` on bus `bus`: `lcd: { address: 0x27 }`.
+public func configLine(_ address: I2CAddress, bus: Int) -> String {
+    bus == RunOptions.defaultI2CBus
+        ? "lcd: { address: \(hexAddress(address.rawValue)) }"
+        : "lcd: { bus: \(bus), address: \(hexAddress(address.rawValue)) }"
+}
+
+/// "100 kHz", "400 kHz", "unknown (no device-tree clock-frequency)".
+public func clockText(_ hz: Int?) -> String {
+    guard let hz else { return "unknown (no device-tree clock-frequency)" }
+    if hz % 1_000 == 0 { return "\(hz / 1_000) kHz" }
+    return "\(hz) Hz"
+}
+
+/// The PCF8574 is rated for 100 kHz (PCF8574 datasheet); a faster bus gets a warning.
+public func clockWarning(_ hz: Int?) -> String? {
+    guard let hz, hz > PCF8574Backpack<LinuxI2CBus>.standardModeClockHz else { return nil }
+    return "clock \(clockText(hz)) is above the PCF8574's rated 100 kHz (Pi 3-family boards may run SCL up to 1.6x the setting); the driver pads its bytes to keep the HD44780's timing, but for a reliable bus set dtparam=i2c_arm_baudrate=100000 in /boot/firmware/config.txt and reboot"
 }
 
 private func chipName(_ address: I2CAddress) -> String {

@@ -103,7 +103,8 @@ public struct RunOptions: Sendable {
     public var led: LineSpec?
     public var ledActiveLow = false
     public var i2cBus = RunOptions.defaultI2CBus
-    public var address = AddressChoice.auto
+    /// 0x27, the common PCF8574T backpack; `auto` is refused by `parse`.
+    public var address = AddressChoice.fixed(RunOptions.defaultAddress)
     /// Re-initialise and repaint the LCD every this many seconds; nil: never (default).
     public var refreshSeconds: Int?
     public var logFormat = LogFormat.plain
@@ -158,6 +159,8 @@ public struct RunOptions: Sendable {
 
     /// The Pi header's I2C bus (GPIO2 = SDA, GPIO3 = SCL).
     public static let defaultI2CBus = 1
+    /// The common backpack (PCF8574T, all address jumpers open).
+    public static let defaultAddress = I2CAddress(0x27)!
     public static let i2cBusRange = 0...1_023
     public static let kernelDebounceRange = 1...1_000
     public static let refreshRange = 1...86_400
@@ -176,7 +179,7 @@ public struct RunOptions: Sendable {
         OptionSpec("led", value: "LINE", help: "an LED's GPIO line, lit while the button is ready to send (default: none)"),
         OptionSpec("led-active-low", help: "the LED lights when the line is low"),
         OptionSpec("i2c-bus", value: "N", help: "the LCD's I2C bus /dev/i2c-N (default \(defaultI2CBus))"),
-        OptionSpec("address", value: "ADDR", help: "the backpack's I2C address: auto (probe 0x20-0x27 and 0x38-0x3f; default) or 0xNN"),
+        OptionSpec("address", value: "ADDR", help: "the backpack's I2C address, 0xNN (default 0x27); 'resend-button check' finds it"),
         OptionSpec("refresh", value: "SECONDS", help: "re-initialise and repaint the LCD this often, against noise (default off)"),
         OptionSpec("log-format", value: "FORMAT", help: "plain (default) or json: one line per event on standard error"),
     ] + BehaviourSettings.optionSpecs + [
@@ -244,7 +247,12 @@ public struct RunOptions: Sendable {
         if let text = parsed.value("i2c-bus") {
             options.i2cBus = try parseInteger(text, option: "i2c-bus", range: i2cBusRange, unit: "a bus number", command: command)
         }
-        if let text = parsed.value("address") { options.address = try AddressChoice.parse(text, command: command) }
+        if let text = parsed.value("address") {
+            options.address = try AddressChoice.parse(text, command: command)
+            if options.address == .auto { throw ExitError(.usage, "\(command): --address auto: " + autoAddressRefusal) }
+        } else if options.address == .auto {
+            throw ExitError(.config, "\(configPath): lcd.address: \"auto\" is for 'resend-button check' only: " + autoAddressRefusal)
+        }
         if let text = parsed.value("refresh") {
             if text != "off" {
                 options.refreshSeconds = try parseInteger(text, option: "refresh", range: refreshRange, unit: "whole seconds (or off)", command: command)
@@ -327,6 +335,12 @@ public struct CheckOptions: Sendable {
         return options
     }
 }
+
+/// Why `run` refuses `auto`: a read of a PCF8574 returns its port pins, which no other chip in the
+/// backpack ranges is obliged to differ from, so a lone responder cannot be identified without
+/// writing to it; and LCD bytes reconfigure a register-based chip (MCP23008/MCP23017/PCA95xx
+/// direction and output registers, a BH1750's mode, an OLED's commands).
+public let autoAddressRefusal = "run writes the LCD's bytes only to an address you name, since a lone device answering in 0x20-0x27 or 0x38-0x3f may be another chip (an MCP23008 or PCA95xx expander, a BH1750, an AHT20, an OLED) that those bytes would reconfigure; 'resend-button check' finds the backpack and prints the line to use (lcd: { address: 0x27 } in the config, or --address 0x27)"
 
 func parseLine(_ text: String, option: String, command: String) throws(ExitError) -> LineSpec {
     guard let line = LineSpec(parsing: text) else {

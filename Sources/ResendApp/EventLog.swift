@@ -142,6 +142,10 @@ public func logRecord(for event: LoopEvent, at now: Instant) -> LogRecord? {
         return stateRecord(event)
     case .bouncesSuppressed(let count):
         return LogRecord("bounces suppressed", [.int("count", count)])
+    case .edgesLost(let level):
+        return LogRecord("edges lost", [.string("line", level.pressed ? "pressed" : "released")])
+    case .buttonReadFailed(let error):
+        return LogRecord("button read failed", [.string("op", error.operation), .string("error", describe(error))])
     case .edge, .debounced, .led:
         return nil
     case .entry(let event):

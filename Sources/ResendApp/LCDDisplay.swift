@@ -55,6 +55,12 @@ public struct LCDDisplay<Port: HD44780Port, Wait: Delay>: FrameDisplay {
         }
     }
 
+    /// Starts with the display offline (nothing answered at its address at start-up): the first
+    /// re-probe comes after `firstRetry`, and the display heals like after a bus error.
+    public mutating func startOffline(now: Instant) {
+        goOffline(now: now)
+    }
+
     public var nextService: Instant? { isOnline ? refreshAt : retryAt }
 
     public mutating func service(now: Instant) -> [DisplayEvent] {

@@ -20,6 +20,20 @@ struct AcquiredHardware {
     var led: GPIOOutput?
     var bus: LinuxI2CBus
     var address: I2CAddress
+    /// Whether the LCD answered its address at start-up; if not, `run` starts with the display
+    /// offline and heals it when it answers.
+    var lcdAnswered: Bool
+    /// The bus's configured clock (device-tree `clock-frequency`), nil when unknown.
+    var clockHz: Int?
+}
+
+/// The SCL clock the backpack pads its bytes for: the configured clock, or 100 kHz (i2c-bcm2835's
+/// default without the property) when unknown, times 1.6, because Pi 3-family boards derive SCL
+/// from the core clock and can run it up to 1.6x the setting (issue #11; not measured here).
+/// At 100 kHz that adds nothing; at 400 kHz it pads each HD44780 byte with idle bytes.
+func paddingClockHz(configured: Int?) -> Int {
+    let base = min(configured ?? PCF8574Backpack<LinuxI2CBus>.standardModeClockHz, 3_000_000)
+    return base * 8 / 5
 }
 
 /// `resend-button run`: acquires the button (and LED) lines and the LCD's bus, then runs the event
@@ -49,10 +63,14 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     let button = hardware.button
     let logger = EventLogger(
         format: options.logFormat, droppedEdgeEvents: { button.droppedEvents }, output: console.err)
-    logger.log(
-        startedRecord(options, button: hardware.button.line, led: hardware.led?.line, busPath: hardware.bus.path,
-                      writes: hardware.bus.supportsMultiByteWrite, address: hardware.address),
-        at: clock.now())
+    var started = startedRecord(options, button: hardware.button.line, led: hardware.led?.line, busPath: hardware.bus.path,
+                                writes: hardware.bus.supportsMultiByteWrite, address: hardware.address)
+    started.fields.append(.string("i2c_clock", clockText(hardware.clockHz)))
+    started.fields.append(.string("display", hardware.lcdAnswered ? "online" : "offline"))
+    logger.log(started, at: clock.now())
+    if let warning = clockWarning(hardware.clockHz) {
+        logger.log(LogRecord("i2c clock high", [.string("advice", warning)]), at: clock.now())
+    }
 
     var runner = SendRunner.none
     if let command = options.send.command {
@@ -87,7 +105,9 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         }
     }
 
-    var backpack = PCF8574Backpack(bus: hardware.bus, address: hardware.address, wiring: options.wiring)
+    var backpack = PCF8574Backpack(
+        bus: hardware.bus, address: hardware.address, wiring: options.wiring,
+        busClockHz: paddingClockHz(configured: hardware.clockHz))
     if !options.backlight {
         // Before the first byte, so that even the init dance leaves the backlight off.
         try? backpack.setBacklight(false)
@@ -95,11 +115,21 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     var display = LCDDisplay(
         lcd: HD44780(port: backpack, delay: SleepDelay(), geometry: settings.geometry), rom: options.rom,
         refreshInterval: options.refreshSeconds.map { .seconds(Int64($0)) })
-    do throws(HALError) {
-        try display.start(now: clock.now())
-    } catch {
-        // It answered the probe a moment ago: keep going, the display heals when it answers again.
-        logger.record(.display(.offline(error)), at: clock.now())
+    if hardware.lcdAnswered {
+        do throws(HALError) {
+            try display.start(now: clock.now())
+        } catch {
+            // It answered the probe a moment ago: keep going, the display heals when it answers again.
+            logger.record(.display(.offline(error)), at: clock.now())
+        }
+    } else {
+        // Nothing answered at the address: the button, LED, send command and countdown work
+        // meanwhile, and the display comes up when it answers (the same healing as after a bus
+        // error). `check` reports it.
+        display.startOffline(now: clock.now())
+        logger.record(
+            .display(.offline(HALError(.noDevice, operation: "probe \(hardware.bus.path) \(hexAddress(hardware.address.rawValue)): nothing answered at start-up; \(Advice.wiring)", errno: 0))),
+            at: clock.now())
     }
     do throws(HALError) {
         try notifier.ready(status: "button \(hardware.button.line.description), LCD \(hexAddress(hardware.address.rawValue)) on \(hardware.bus.path)")
@@ -149,20 +179,20 @@ func acquireHardware(_ options: RunOptions, facts: StartupFacts) throws(ExitErro
 
     var bus: LinuxI2CBus?
     var address: I2CAddress?
+    var answered = false
     do throws(HALError) {
         var opened = try LinuxI2CBus(busNumber: options.i2cBus)
         switch options.address {
         case .auto:
-            switch resolveProbedAddress(try probeBackpackAddress(on: &opened), bus: options.i2cBus) {
-            case .success(let found): address = found
-            case .failure(let failure): failures.append(failure)
-            }
+            // RunOptions.parse refuses it; a caller that builds options by hand gets the same answer.
+            failures.append(ExitError(.usage, "run: --address auto: " + autoAddressRefusal))
         case .fixed(let fixed):
-            if try opened.probe(fixed) {
+            do throws(HALError) {
+                answered = try opened.probe(fixed)
                 address = fixed
-            } else {
-                let others = try scanAddresses(PCF8574AddressRange.all, on: &opened).answered
-                failures.append(fixedAddressMissing(fixed, bus: options.i2cBus, others: others))
+            } catch where error.kind == .busy {
+                let client = Discovery.i2cClient(bus: options.i2cBus, address: fixed.rawValue)
+                failures.append(ExitError(.unavailable, "run: \(StartupResource.lcd(fixed, bus: options.i2cBus).name): \(error.operation): \(describe(error)); \(Advice.kernelDriverOwns(fixed, client: client))"))
             }
         }
         bus = opened
@@ -174,7 +204,9 @@ func acquireHardware(_ options: RunOptions, facts: StartupFacts) throws(ExitErro
     guard let button, let bus, let address else {
         preconditionFailure("acquireHardware: no failure reported, yet a part is missing")
     }
-    return AcquiredHardware(button: button, led: led, bus: bus, address: address)
+    return AcquiredHardware(
+        button: button, led: led, bus: bus, address: address, lcdAnswered: answered,
+        clockHz: Discovery.i2cClockHz(bus: options.i2cBus))
 }
 
 /// The line's chip and offset: a name is looked up on every chip, chip:offset is taken as given.

@@ -34,17 +34,26 @@ public struct StartupFacts: Hashable, Sendable {
     public var gpioChipCount: Int
     /// N of every /dev/i2c-N present.
     public var i2cBusNumbers: [Int]
+    /// N of every I2C adapter the kernel registered (/sys/bus/i2c/devices/i2c-N), with or without
+    /// a /dev node.
+    public var i2cAdapterNumbers: [Int]
+    /// The files that load i2c-dev at boot (`Discovery.i2cDevLoadedAtBoot`).
+    public var i2cDevAtBoot: [String]
 
-    public init(gpioChipCount: Int, i2cBusNumbers: [Int]) {
+    public init(gpioChipCount: Int, i2cBusNumbers: [Int], i2cAdapterNumbers: [Int] = [], i2cDevAtBoot: [String] = []) {
         self.gpioChipCount = gpioChipCount
         self.i2cBusNumbers = i2cBusNumbers
+        self.i2cAdapterNumbers = i2cAdapterNumbers
+        self.i2cDevAtBoot = i2cDevAtBoot
     }
 
-    /// Reads /dev (no device is opened).
-    public static func gather(deviceDirectory: String = "/dev") -> StartupFacts {
+    /// Reads /dev and /sys and the modules-load files under `root` (no device is opened).
+    public static func gather(deviceDirectory: String = "/dev", sysfs: String = "/sys", root: String = "") -> StartupFacts {
         StartupFacts(
             gpioChipCount: Discovery.deviceNodes(prefix: "gpiochip", in: deviceDirectory).count,
-            i2cBusNumbers: Discovery.deviceNodes(prefix: "i2c-", in: deviceDirectory).compactMap { Int($0.split(separator: "-").last ?? "") })
+            i2cBusNumbers: Discovery.deviceNodes(prefix: "i2c-", in: deviceDirectory).compactMap { Int($0.split(separator: "-").last ?? "") },
+            i2cAdapterNumbers: Discovery.i2cAdapterNumbers(sysfs: sysfs),
+            i2cDevAtBoot: Discovery.i2cDevLoadedAtBoot(root: root))
     }
 }
 
@@ -55,6 +64,26 @@ public enum Advice {
     public static let joinGroups = "add the user to the gpio/i2c group: sudo usermod -aG gpio,i2c $USER, then log in again"
     public static let wiring = "check the wiring (SDA to GPIO2, SCL to GPIO3, VCC to 5 V, GND) and the address jumpers; 'resend-button check' lists what answers"
     public static let backpackRanges = "0x20-0x27 (PCF8574) and 0x38-0x3f (PCF8574A)"
+
+    /// The adapter exists but /dev/i2c-N does not: the i2c-dev module is not loaded
+    /// (CONFIG_I2C_CHARDEV=m on Raspberry Pi kernels; the dtparam line alone does not load it).
+    /// `atBoot` names the files that load it at boot, if any.
+    public static func loadI2CDev(atBoot: [String]) -> String {
+        let boot = atBoot.isEmpty
+            ? "to load it at every boot: echo i2c-dev | sudo tee /etc/modules-load.d/i2c-dev.conf (scripts/install and the .deb install \(Discovery.modulesLoadFile))"
+            : "installed: \(atBoot.joined(separator: ", ")) loads it at the next boot"
+        return "I2C is on but i2c-dev is not loaded: sudo modprobe i2c-dev (\(boot))"
+    }
+
+    /// `address` is bound to a kernel driver (I2C_SLAVE gives EBUSY; i2cdetect shows UU).
+    public static func kernelDriverOwns(_ address: I2CAddress, client: I2CClientInfo?) -> String {
+        var owner = "a kernel driver"
+        if let client {
+            owner = client.driver.map { "the kernel driver \"\($0)\"" } ?? owner
+            if let name = client.deviceName { owner += " (device \"\(name)\", /sys/bus/i2c/devices/\(client.sysfsName))" }
+        }
+        return "\(owner) owns \(hexAddress(address.rawValue)); if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot"
+    }
 }
 
 /// The exit code a start-up failure of `kind` gets (sysexits): missing hardware 69, permission 77,
@@ -76,6 +105,8 @@ public func startupFailure(_ error: HALError, resource: StartupResource, facts: 
     switch (error.kind, resource) {
     case (.permission, _):
         advice = Advice.joinGroups
+    case (.notFound, .i2cBus(let number)) where facts.i2cAdapterNumbers.contains(number) && !facts.i2cBusNumbers.contains(number):
+        advice = Advice.loadI2CDev(atBoot: facts.i2cDevAtBoot)
     case (.notFound, .i2cBus(let number)):
         if facts.i2cBusNumbers.isEmpty {
             advice = "no I2C bus exists: " + Advice.enableI2C
@@ -89,6 +120,8 @@ public func startupFailure(_ error: HALError, resource: StartupResource, facts: 
             : "list the lines with gpioinfo and pass a line name like GPIO17 or gpiochipN:OFFSET"
     case (.noDevice, _), (.timeout, _), (.io, _):
         advice = Advice.wiring
+    case (.busy, .i2cBus), (.busy, .lcd):
+        advice = "a kernel driver owns the address (i2cdetect shows UU); if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot"
     case (.busy, _):
         advice = "stop the program holding the line (gpioinfo names the consumer) or choose another line"
     case (.unsupported, .i2cBus), (.unsupported, .lcd):
@@ -99,31 +132,6 @@ public func startupFailure(_ error: HALError, resource: StartupResource, facts: 
         advice = "this is a bug if it persists; please report it"
     }
     return ExitError(startupExitCode(for: error.kind), "\(command): \(resource.name): \(error.operation): \(describe(error)); \(advice)")
-}
-
-/// The address to use after an `auto` probe of the backpack ranges on /dev/i2c-`bus`: the single
-/// responder; none is 69 naming the ranges probed, several is 64 listing them (pass --address).
-public func resolveProbedAddress(_ result: ProbeResult, bus: Int, command: String = "run") -> Result<I2CAddress, ExitError> {
-    let path = LinuxI2CBus.devicePath(busNumber: bus)
-    switch result {
-    case .single(let address):
-        return .success(address)
-    case .none:
-        return .failure(ExitError(.unavailable, "\(command): no LCD backpack answered on \(path): probed \(Advice.backpackRanges); \(Advice.wiring)"))
-    case .several(let addresses):
-        let list = addresses.map { hexAddress($0.rawValue) }.joined(separator: ", ")
-        return .failure(ExitError(.usage, "\(command): several devices answered on \(path) in the backpack ranges: \(list); pass --address with the LCD's (e.g. --address \(hexAddress(addresses[0].rawValue)))"))
-    }
-}
-
-/// The failure when a fixed `--address` did not answer; `others` are the backpack-range addresses
-/// that did.
-public func fixedAddressMissing(_ address: I2CAddress, bus: Int, others: [I2CAddress], command: String = "run") -> ExitError {
-    let path = LinuxI2CBus.devicePath(busNumber: bus)
-    let answered = others.isEmpty
-        ? "nothing answered in \(Advice.backpackRanges) either"
-        : "answered instead: " + others.map { hexAddress($0.rawValue) }.joined(separator: ", ") + " (pass that --address, or auto)"
-    return ExitError(.unavailable, "\(command): no device answered at \(hexAddress(address.rawValue)) on \(path); \(answered); \(Advice.wiring)")
 }
 
 /// Several failures at once (e.g. neither GPIO nor I2C exists): one line each, and the exit code

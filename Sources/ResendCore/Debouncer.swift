@@ -45,8 +45,10 @@ public struct Debouncer {
     /// Edges that did not produce a change (bounces, glitches, repeats), for the log. An edge is
     /// counted once its fate is known: a burst still pending is not counted yet.
     public private(set) var suppressedEdges: Int = 0
-    /// The raw level of the line as of the last edge.
+    /// The raw level of the line as of the last edge (or the last reconciling read).
     public private(set) var rawPressed: Bool
+    /// Reads of the line that found it elsewhere than the edges said (edges were lost).
+    public private(set) var reconciledLevels: Int = 0
 
     /// The latest time handled: the last edge's or the last change's. Edges are not let before it.
     private var horizon: Instant?
@@ -117,6 +119,41 @@ public struct Debouncer {
                 unreported.append(commit(at: time))
                 lockoutUntil = time + window
             } else {
+                settleAsBounces()
+            }
+        }
+        horizon = max(horizon ?? time, time)
+        return unreported.isEmpty ? nil : unreported.removeFirst()
+    }
+
+    /// Takes a read of the line's level into account. When it agrees with the last edge, nothing
+    /// changes. When it does not, edges were lost (a kernel event buffer overflowed): the line is
+    /// taken to have changed at `level.time`, like an edge then, except that a change pending on
+    /// the last edge's level is not made first (its window did not hold). Returns a change due at
+    /// once (prompt mode), like `feed`.
+    public mutating func reconcile(_ level: ButtonLevel) -> DebouncedChange? {
+        guard level.pressed != rawPressed else { return nil }
+        var time = level.time
+        if let horizon, time < horizon { time = horizon }
+        reconciledLevels += 1
+        undecidedEdges += 1
+        rawPressed = level.pressed
+        switch mode {
+        case .stable:
+            if rawPressed != isPressed {
+                stableDeadline = time + window
+            } else {
+                stableDeadline = nil
+                settleAsBounces()
+            }
+        case .prompt:
+            if let until = lockoutUntil, time < until {
+                if rawPressed == isPressed { settleAsBounces() }
+            } else if rawPressed != isPressed {
+                unreported.append(commit(at: time))
+                lockoutUntil = time + window
+            } else {
+                lockoutUntil = nil
                 settleAsBounces()
             }
         }

@@ -37,6 +37,11 @@ public enum LoopEvent: Hashable, Sendable {
     /// Edges the debouncer suppressed (bounces) since the last such report; reported right after
     /// an accepted press, when there were any.
     case bouncesSuppressed(count: Int)
+    /// A read of the button line found it elsewhere than its edges said: edges were lost, and the
+    /// debouncer took the read level instead.
+    case edgesLost(ButtonLevel)
+    /// Reading the button line's level failed; the edges stay the only source.
+    case buttonReadFailed(HALError)
     /// Reading or writing the persisted state.
     case state(StateEvent)
     /// The code-entry flow (`KeypadLoop`): lengths and outcomes, never a digit.
@@ -204,6 +209,8 @@ public struct EventLoop<
                 if let change = debouncer.feed(edge) { debounced(change, now: now) }
             case .verifyFinished:
                 continue  // no verify command without a keypad
+            case .edgesMayBeLost:
+                reconcileButtonLevel(now: now)
             case .sendFinished(let outcome):
                 controllerTime = max(controllerTime, now)
                 perform(controller.sendFinished(outcome, now: controllerTime), now: now)
@@ -213,6 +220,10 @@ public struct EventLoop<
                 observer.stepFinished(at: now)
                 return true
             }
+        }
+        if let due = debouncer.nextDeadline, due <= now {
+            // A window closes: make sure no edge was lost in it before trusting the last one.
+            reconcileButtonLevel(now: now)
         }
         if let change = debouncer.advance(to: now) { debounced(change, now: now) }
         controllerTime = max(controllerTime, now)
@@ -227,6 +238,20 @@ public struct EventLoop<
         }
         observer.stepFinished(at: now)
         return false
+    }
+
+    /// Reads the button line and lets the debouncer reconcile its edges with it.
+    private mutating func reconcileButtonLevel(now: Instant) {
+        let level: ButtonLevel?
+        do throws(HALError) {
+            level = try source.readButtonLevel()
+        } catch {
+            observer.record(.buttonReadFailed(error), at: now)
+            return
+        }
+        guard let level, level.pressed != debouncer.rawPressed else { return }
+        observer.record(.edgesLost(level), at: now)
+        if let change = debouncer.reconcile(level) { debounced(change, now: now) }
     }
 
     private mutating func debounced(_ change: DebouncedChange, now: Instant) {

@@ -7,6 +7,8 @@ import HAL
 ///
 /// - inputs: `.edge` (the single button, as `Key.button`), `.key` (a keypad backend), `.sendFinished`,
 ///   `.verifyFinished`, `.stop`; every key goes through the coordinator's `KeyDebouncer`;
+///   `.edgesMayBeLost` reads the button's level and feeds a differing level as an edge (unlike
+///   `EventLoop`, the level is not also read when a debounce window closes);
 /// - the send command runs through `runner`, the verify command through `verifier` (the code goes
 ///   to its standard input; the loop logs only the code's length and the outcome, never a digit,
 ///   and never the verify command's output);
@@ -47,6 +49,9 @@ public struct KeypadLoop<
     /// The wait before the next retry after a failed `set` (doubling, at most a minute).
     private var outputRetry = KeypadLoopTiming.firstOutputRetry
     private var reportedBounces = 0
+    /// The button's last raw level and the latest edge time (for `.edgesMayBeLost`).
+    private var buttonRaw = false
+    private var buttonHorizon: Instant?
     /// The latest snapshots, written together (one state file).
     private var controllerSnapshot: ControllerSnapshot?
     private var entrySnapshot: EntrySnapshot?
@@ -138,12 +143,16 @@ public struct KeypadLoop<
         for input in inputs {
             switch input {
             case .edge(let edge):
-                observer.record(.edge(edge), at: now)
-                perform(pad.feed(KeyEvent(.button, edge.pressed ? .pressed : .released, at: edge.time), now: now), now: now)
+                buttonEdge(edge, now: now)
             case .key(let event):
                 // Only the button's raw edges are logged: a key's identity may be a digit of the code.
-                if event.key == .button { observer.record(.edge(ButtonEdge(pressed: event.isPress, time: event.at)), at: now) }
-                perform(pad.feed(event, now: now), now: now)
+                if event.key == .button {
+                    buttonEdge(ButtonEdge(pressed: event.isPress, time: event.at), now: now)
+                } else {
+                    perform(pad.feed(event, now: now), now: now)
+                }
+            case .edgesMayBeLost:
+                reconcileButtonLevel(now: now)
             case .sendFinished(let outcome):
                 perform(pad.sendFinished(outcome, now: now), now: now)
             case .verifyFinished(let outcome):
@@ -170,6 +179,30 @@ public struct KeypadLoop<
         }
         observer.stepFinished(at: now)
         return false
+    }
+
+    private mutating func buttonEdge(_ edge: ButtonEdge, now: Instant) {
+        observer.record(.edge(edge), at: now)
+        buttonRaw = edge.pressed
+        buttonHorizon = max(buttonHorizon ?? edge.time, edge.time)
+        perform(pad.feed(KeyEvent(.button, edge.pressed ? .pressed : .released, at: edge.time), now: now), now: now)
+    }
+
+    /// The button's edges may have been lost: reads its level and, when it differs from the last
+    /// edge, feeds it as an edge at the read's time (never before the last edge), as
+    /// `Debouncer.reconcile` does in `EventLoop`.
+    private mutating func reconcileButtonLevel(now: Instant) {
+        let level: ButtonLevel?
+        do throws(HALError) {
+            level = try source.readButtonLevel()
+        } catch {
+            observer.record(.buttonReadFailed(error), at: now)
+            return
+        }
+        guard let level, level.pressed != buttonRaw else { return }
+        observer.record(.edgesLost(level), at: now)
+        let time = max(level.time, buttonHorizon ?? level.time)
+        buttonEdge(ButtonEdge(pressed: level.pressed, time: time), now: now)
     }
 
     private mutating func verifyEnded(_ outcome: SendOutcome, now: Instant) {

@@ -49,8 +49,8 @@ struct Table {
             frameRow("first paint (Verification / Send code)", [figures.firstPaint])
             frameRow("press (Send code -> Resend (60))", [figures.press])
             let smbus = figures.smbusOnly
-            frameRow("tick, one digit changes", figures.oneDigitTicks, issue: smbus ? nil : "1 tx, 9 B", theirs: Theirs.tick)
-            frameRow("tick, two digits change", figures.twoDigitTicks, issue: smbus ? nil : "1 tx, 13 B", theirs: Theirs.tick)
+            frameRow("tick, one digit changes", figures.oneDigitTicks, issue: smbus ? nil : "1 tx, 9 B before the tAS set-up bytes", theirs: Theirs.tick)
+            frameRow("tick, two digits change", figures.twoDigitTicks, issue: smbus ? nil : "1 tx, 13 B before the tAS set-up bytes", theirs: Theirs.tick)
             frameRow("end of countdown (-> Resend)", [figures.ready])
             add("\(bus): whole 60 s countdown (press frame to Resend)", figures.countdown.ours.text,
                 target: floorText(figures.countdown.floor), met: figures.countdown.ours == figures.countdown.floor)

@@ -14,6 +14,12 @@ enum WireFloor {
     static let expanderBytesPerLCDByte = 4
     /// An init nibble (the controller may still be in 8-bit mode): E high, E low.
     static let expanderBytesPerInitNibble = 2
+    /// HD44780U bus timing, tAS: RS must be set up before E rises, so a change of RS costs one
+    /// expander byte with E low before the strobe.
+    static let expanderBytesPerRSChange = 1
+    /// The PCF8574 powers up with all pins high (E = R/W = 1): one idle byte (E, RS, R/W low)
+    /// before the init, in a transaction of its own before the power-on wait.
+    static let idleBytes = 1
     /// HD44780U Figure 24, 4-bit interface: function set 0x3 three times, then 0x2, each one nibble.
     static let initNibbles = 4
     /// Then function set (N, F), display off, clear, entry mode set, and our display on.
@@ -21,25 +27,30 @@ enum WireFloor {
     /// Waits that no byte on the wire may bridge split the init into transactions: after the first
     /// 0x3 (> 4.1 ms), after the second (> 100 us), after clear (1.52 ms). The third 0x3, the 0x2
     /// and the instructions after them need only 37 us, less than one byte on a 100 kHz wire.
-    static let initTransactions = 4
+    /// The idle byte's transaction, then those 4 (RS stays low through the init: no set-up bytes).
+    static let initTransactions = 5
 
     /// The datasheet init in the fewest transactions its waits allow.
     static func initialization(smbusOnly: Bool) -> WireCount {
-        let expander = initNibbles * expanderBytesPerInitNibble + initInstructions * expanderBytesPerLCDByte
+        let expander = idleBytes + initNibbles * expanderBytesPerInitNibble + initInstructions * expanderBytesPerLCDByte
         return WireCount(expanderBytes: expander, transactions: smbusOnly ? expander : initTransactions)
     }
 
-    /// One frame of `lcdBytes` HD44780 bytes: one transaction, or one per expander byte on SMBus.
-    static func frame(lcdBytes: Int, smbusOnly: Bool) -> WireCount {
-        let expander = lcdBytes * expanderBytesPerLCDByte
+    /// One frame of `lcdBytes` HD44780 bytes with `rsChanges` changes of RS: one transaction, or
+    /// one per expander byte on SMBus.
+    static func frame(lcdBytes: Int, rsChanges: Int, smbusOnly: Bool) -> WireCount {
+        let expander = lcdBytes * expanderBytesPerLCDByte + rsChanges * expanderBytesPerRSChange
         return WireCount(expanderBytes: expander, transactions: lcdBytes == 0 ? 0 : (smbusOnly ? expander : 1))
     }
 
     /// The fewest HD44780 bytes that change the screen from `before` to `after`: one data byte per
     /// changed cell, plus one set-DDRAM-address per run of changed cells that are consecutive in
-    /// DDRAM, except a run starting where the address counter already points. (Reaching a run any
-    /// other way, by rewriting an unchanged cell before it or shifting the cursor, costs a byte too.)
-    static func lcdBytes(before: [String], after: [String], addressCounter: Int, address: (Int, Int) -> Int?) -> Int {
+    /// DDRAM, except a run starting where the address counter already points, or one that follows
+    /// another after a single unchanged cell (rewriting that cell is one data byte, where a new
+    /// address would also cost two RS changes). And the fewest RS changes for them, from `dataBefore` (RS of the last byte on the wire): the
+    /// run reached free first (its data needs RS high), then per addressed run an instruction (RS
+    /// low) and its data (RS high).
+    static func lcdBytes(before: [String], after: [String], addressCounter: Int, dataBefore: Bool, address: (Int, Int) -> Int?) -> (bytes: Int, rsChanges: Int) {
         var changed: [Int] = []
         for (row, (old, new)) in zip(before, after).enumerated() {
             for (column, (a, b)) in zip(old, new).enumerated() where a != b {
@@ -49,11 +60,29 @@ enum WireFloor {
         }
         changed.sort()
         var runStarts: [Int] = []
+        var bridged = 0
         for (index, cell) in changed.enumerated() where index == 0 || changed[index - 1] + 1 != cell {
+            if index > 0, changed[index - 1] + 2 == cell {
+                // One unchanged cell between two runs: rewriting it (one data byte) costs less
+                // than a new address (one instruction byte and two RS changes).
+                bridged += 1
+                continue
+            }
             runStarts.append(cell)
         }
         let reachedFree = runStarts.contains(addressCounter) ? 1 : 0
-        return changed.count + runStarts.count - reachedFree
+        var rsChanges = 0
+        var data = dataBefore
+        if reachedFree == 1, !data {
+            rsChanges += 1
+            data = true
+        }
+        for _ in 0..<(runStarts.count - reachedFree) {
+            if data { rsChanges += 1 }  // to the instruction register for the address
+            rsChanges += 1  // back to data
+            data = true
+        }
+        return (changed.count + bridged + runStarts.count - reachedFree, changed.isEmpty ? 0 : rsChanges)
     }
 }
 
@@ -122,13 +151,16 @@ struct FrameRecorder: LoopObserver {
         precondition(transactions.allSatisfy { !$0.failed }, "bench: a write failed on the recording bus")
         let ours = WireCount(expanderBytes: transactions.reduce(0) { $0 + $1.bytes.count }, transactions: transactions.count)
         let emulator = self.emulator
-        let lcdBytes = WireFloor.lcdBytes(before: screen, after: after, addressCounter: addressCounter) {
-            emulator.ddramAddress(row: $0, column: $1)
-        }
+        // RS as the wire left it before this frame (common wiring: RS on P0).
+        let first = transactions.startIndex
+        let dataBefore = first > bus.transactions.startIndex && (bus.transactions[first - 1].bytes.last ?? 0) & 1 != 0
+        let (lcdBytes, rsChanges) = WireFloor.lcdBytes(
+            before: screen, after: after, addressCounter: addressCounter, dataBefore: dataBefore
+        ) { emulator.ddramAddress(row: $0, column: $1) }
         let last = transactions.last!
         let end = last.time + bus.byteTime * Int64(last.bytes.count + WireFloor.addressBytesPerTransaction)
         frames.append(FrameOnWire(
-            before: screen, after: after, ours: ours, floor: WireFloor.frame(lcdBytes: lcdBytes, smbusOnly: smbusOnly), end: end))
+            before: screen, after: after, ours: ours, floor: WireFloor.frame(lcdBytes: lcdBytes, rsChanges: rsChanges, smbusOnly: smbusOnly), end: end))
     }
 }
 

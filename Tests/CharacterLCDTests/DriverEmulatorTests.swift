@@ -60,7 +60,7 @@ struct DriverEmulatorTests {
         #expect(rig.emulator.violations.isEmpty, "\(rig.emulator.violations)")
     }
 
-    @Test("a countdown tick that changes one digit is one I2C transaction of 9 bytes, two digits 13")
+    @Test("a countdown tick that changes one digit is one I2C transaction of 11 bytes, two digits 15")
     func tickCosts() throws {
         var rig = Rig()
         try rig.lcd.initialize()
@@ -68,11 +68,12 @@ struct DriverEmulatorTests {
         rig.bus.resetCounters()
         try rig.show(["Verification", "Resend (59)"])  // two digits change
         #expect(rig.bus.transactions.count == 1)
-        #expect(rig.bus.wireBytes == 13)
+        // 3 HD44780 bytes of 4 expander bytes, 2 RS set-up bytes (tAS), 1 address byte.
+        #expect(rig.bus.wireBytes == 15)
         rig.bus.resetCounters()
         try rig.show(["Verification", "Resend (58)"])  // one digit changes
         #expect(rig.bus.transactions.count == 1)
-        #expect(rig.bus.wireBytes == 9)
+        #expect(rig.bus.wireBytes == 11)
         #expect(rig.emulator.screen[1] == padded("Resend (58)"))
         #expect(rig.emulator.violations.isEmpty, "\(rig.emulator.violations)")
     }
@@ -94,8 +95,9 @@ struct DriverEmulatorTests {
         rig.bus.resetCounters()
         try rig.show(["ABCDEFGHIJKLMNOP", "abcdefghijklmnop"])
         #expect(rig.bus.transactions.count == 1)
-        // 32 data bytes + at most 2 address commands, 4 expander bytes each, plus the address byte.
-        #expect(rig.bus.wireBytes <= (32 + 2) * 4 + 1)
+        // 32 data bytes + at most 2 address commands, 4 expander bytes each, at most 4 RS
+        // set-up bytes, plus the address byte.
+        #expect(rig.bus.wireBytes <= (32 + 2) * 4 + 4 + 1)
         #expect(rig.emulator.screen == ["ABCDEFGHIJKLMNOP", "abcdefghijklmnop"])
     }
 
@@ -118,7 +120,7 @@ struct DriverEmulatorTests {
         try rig.show(["Verification", "Resend (59)"])
         rig.bus.resetCounters()
         try rig.show(["Verification", "Resend (58)"])
-        #expect(rig.bus.transactions.count == 8)
+        #expect(rig.bus.transactions.count == 10)
         #expect(rig.bus.transactions.allSatisfy { $0.bytes.count == 1 })
         #expect(rig.emulator.screen == [padded("Verification"), padded("Resend (58)")])
         #expect(rig.emulator.violations.isEmpty, "\(rig.emulator.violations)")

@@ -13,23 +13,36 @@ func backpack(wiring: PCF8574Wiring = .common, multiByte: Bool = true) -> (PCF85
 }
 
 struct PCF8574BackpackTests {
-    @Test("an init nibble is E high then E low with the backlight on, in one transaction")
+    @Test("an init nibble is E high then E low with the backlight on, in one transaction; set up with E low first while the port is unknown")
     func initNibble() throws {
         var (port, trace) = backpack()
+        try port.writeInitNibble(0x3)
+        #expect(trace.lines == ["i2c 27 <- 38 3C 38"])
+        trace.clear()
         try port.writeInitNibble(0x3)
         #expect(trace.lines == ["i2c 27 <- 3C 38"])
     }
 
+    @Test("the idle byte has E, RS, R/W and the data lines low and the backlight as set")
+    func idle() throws {
+        var (port, trace) = backpack()
+        try port.writeIdle()
+        #expect(trace.transactions == ["08"])
+        #expect(port.portState == 0x08)
+    }
+
     @Test(
-        "each HD44780 byte is four expander bytes, high nibble first, RS from the register",
+        "each HD44780 byte is four expander bytes, high nibble first, RS from the register, RS set up with E low when it changes",
         arguments: [
-            (HD44780Byte.data(0x41), "4D 49 1D 19"),  // 'A': RS=1
-            (.instruction(0x80), "8C 88 0C 08"),  // set DDRAM address 0
+            (HD44780Byte.data(0x41), "49 4D 49 1D 19"),  // 'A': RS=1, set up first (the idle port has RS=0)
+            (.instruction(0x80), "8C 88 0C 08"),  // set DDRAM address 0: RS stays 0
             (.instruction(0x01), "0C 08 1C 18"),  // clear display
-            (.data(0xFF), "FD F9 FD F9"),
+            (.data(0xFF), "F9 FD F9 FD F9"),
         ])
     func byteEncoding(byte: HD44780Byte, expander: String) throws {
         var (port, trace) = backpack()
+        try port.writeIdle()
+        trace.clear()
         try port.write([byte])
         #expect(trace.transactions == [expander])
     }
@@ -37,20 +50,24 @@ struct PCF8574BackpackTests {
     @Test("several HD44780 bytes go in one transaction on a multi-byte bus")
     func batch() throws {
         var (port, trace) = backpack()
+        try port.writeIdle()
+        trace.clear()
         try port.write([.instruction(0x80), .data(0x41)])
-        #expect(trace.transactions == ["8C 88 0C 08 4D 49 1D 19"])
-        #expect(trace.wireBytes == 9)
+        #expect(trace.transactions == ["8C 88 0C 08 49 4D 49 1D 19"])
+        #expect(trace.wireBytes == 10)
     }
 
     @Test("a bus without multi-byte writes gets one expander byte per transaction")
     func perByteFallback() throws {
         var (port, trace) = backpack(multiByte: false)
-        try port.write([.instruction(0x80), .data(0x41)])
-        #expect(trace.transactions == ["8C", "88", "0C", "08", "4D", "49", "1D", "19"])
-        #expect(trace.wireBytes == 16)
+        try port.writeIdle()
         trace.clear()
-        try port.writeInitNibble(0x2)
-        #expect(trace.transactions == ["2C", "28"])
+        try port.write([.instruction(0x80), .data(0x41)])
+        #expect(trace.transactions == ["8C", "88", "0C", "08", "49", "4D", "49", "1D", "19"])
+        #expect(trace.wireBytes == 18)
+        trace.clear()
+        try port.writeInitNibble(0x2)  // RS was high: set up first
+        #expect(trace.transactions == ["28", "2C", "28"])
     }
 
     @Test("an empty write sends nothing")
@@ -68,7 +85,7 @@ struct PCF8574BackpackTests {
         try port.writeInitNibble(0x3)
         try port.setBacklight(true)
         try port.write([.data(0x41)])
-        #expect(trace.transactions == ["00", "45 41 15 11", "34 30", "08", "4D 49 1D 19"])
+        #expect(trace.transactions == ["00", "41 45 41 15 11", "30 34 30", "08", "49 4D 49 1D 19"])
         #expect(port.isBacklightOn)
     }
 
@@ -79,7 +96,7 @@ struct PCF8574BackpackTests {
         try port.writeInitNibble(0x3)
         try port.setBacklight(false)  // active low: the bit goes high
         try port.write([.data(0x41)])
-        #expect(trace.transactions == ["54 44 51 41", "13 03", "80", "D4 C4 D1 C1"])
+        #expect(trace.transactions == ["44 54 44 51 41", "03 13 03", "80", "C4 D4 C4 D1 C1"])
     }
 
     @Test("each data line of the nibble lands on its wired port bit", arguments: 0..<4)
@@ -88,6 +105,8 @@ struct PCF8574BackpackTests {
         let reversed = PCF8574Wiring(
             rs: 0, rw: 1, enable: 2, backlight: 3, d4: 7, d5: 6, d6: 5, d7: 4, backlightActiveHigh: true)!
         var (port, trace) = backpack(wiring: reversed)
+        try port.writeIdle()
+        trace.clear()
         try port.writeInitNibble(UInt8(1 << line))
         let dataBit = UInt8(1 << (7 - line))
         let enableBit: UInt8 = 1 << 2
@@ -105,7 +124,8 @@ struct PCF8574BackpackTests {
         for case .i2c(_, let bytes) in trace.events {
             #expect(bytes.allSatisfy { $0 & rwBit == 0 })
         }
-        #expect(trace.dataBytes == 8 + 2 + 1)
+        // 2 x (set-up + 4) for the two bytes (RS changes each time), 2 for the nibble, 1 idle.
+        #expect(trace.dataBytes == 10 + 2 + 1)
     }
 
     @Test("a bus error propagates and the per-byte fallback stops at the failing byte")
@@ -115,7 +135,7 @@ struct PCF8574BackpackTests {
         #expect(throws: HALError(.injected, operation: "write i2c 27")) {
             try port.write([.data(0x41)])
         }
-        #expect(trace.transactions == ["4D", "49"])
+        #expect(trace.transactions == ["49", "4D"])
     }
 
     @Test("the common wiring is P0=RS P1=RW P2=E P3=BL high-on P4..P7=D4..D7")

@@ -16,6 +16,8 @@ final class Trace {
         case port([HD44780Byte])
         /// `HD44780Port.setBacklight` on a `RecordingPort`.
         case backlight(Bool)
+        /// `HD44780Port.writeIdle` on a `RecordingPort`.
+        case idle
     }
 
     var events: [Event] = []
@@ -77,6 +79,7 @@ final class Trace {
         case .initNibble(let nibble): return "nibble \(nibble)"
         case .port(let bytes): return portText(bytes)
         case .backlight(let on): return on ? "backlight on" : "backlight off"
+        case .idle: return "idle"
         }
     }
 }
@@ -130,6 +133,10 @@ struct RecordingDelay: Delay {
 /// An `HD44780Port` that records the calls, to test the driver without a backpack.
 struct RecordingPort: HD44780Port {
     let trace: Trace
+    mutating func writeIdle() throws(HALError) {
+        try trace.admit("idle")
+        trace.events.append(.idle)
+    }
     mutating func writeInitNibble(_ nibble: UInt8) throws(HALError) {
         try trace.admit("init nibble")
         trace.events.append(.initNibble(nibble))

@@ -31,13 +31,14 @@ enum Code {
     static let fourBitNibble: UInt8 = 0b0010
 }
 
-/// The two port bytes that latch one nibble: E high with the data, then E low with the same data.
+/// The three port bytes that latch one nibble: RS, R/W and the data with E low (set-up, tAS), E
+/// high with the same, then E low again.
 func pulse(_ nibble: UInt8, rs: Bool = false, rw: Bool = false, backlight: Bool = true) -> [UInt8] {
     let level = nibble << 4 | (rs ? Port.rs : 0) | (rw ? Port.rw : 0) | (backlight ? Port.backlight : 0)
-    return [level | Port.e, level]
+    return [level, level | Port.e, level]
 }
 
-/// The four port bytes of one HD44780 byte in 4-bit mode: high nibble first.
+/// The six port bytes of one HD44780 byte in 4-bit mode: high nibble first.
 func fourBit(_ value: UInt8, rs: Bool = false, backlight: Bool = true) -> [UInt8] {
     pulse(value >> 4, rs: rs, backlight: backlight) + pulse(value & 0x0F, rs: rs, backlight: backlight)
 }

@@ -305,7 +305,7 @@ struct ExpanderWiringTests {
     ])
     func commonPortBytes(nibble: UInt8, rs: Bool, e: Bool, backlight: Bool, expected: UInt8) {
         #expect(ExpanderWiring.common.port(nibble: nibble, rs: rs, e: e, backlight: backlight) == expected)
-        #expect(pulse(nibble, rs: rs, backlight: backlight)[e ? 0 : 1] == expected)
+        #expect(pulse(nibble, rs: rs, backlight: backlight)[e ? 1 : 2] == expected)
     }
 
     @Test("an emulator with another wiring decodes bytes laid out for that wiring")
@@ -318,6 +318,8 @@ struct ExpanderWiringTests {
             // Backlight on = P7 low; data in the low nibble; RS = P4, E = P6.
             let level = value | (rs ? 0x10 : 0)
             time = time + wait
+            lcd.receive(level, at: time)  // RS set up with E low (tAS)
+            time = time + .microseconds(90)
             lcd.receive(level | 0x40, at: time)
             time = time + .microseconds(90)
             lcd.receive(level, at: time)

@@ -105,16 +105,18 @@ struct HD44780ViolationTests {
           arguments: [(37, false), (36, true)])
     func busyBoundary(gapMicroseconds: Int64, reported: Bool) {
         var (lcd, feeder) = initializedLCD(columns: 16, rows: 2)
-        // Data 'A' then data 'B', with E of B's first nibble falling `gap` after A's second nibble.
+        // Data 'A' then data 'B', with E of B's first nibble rising `gap` after A's second nibble
+        // was latched.
         let a = text("A")
         feeder.send(a)
-        // fourBit bytes: [E high, E low (latch), E high, E low (latch)].
+        // text bytes: [set-up, E high, E low (latch), set-up, E high, E low (latch)].
         let b = text("B")
         feeder.step = .zero
+        feeder.send([b[0]])
         feeder.wait(.microseconds(gapMicroseconds))
-        feeder.send(Array(b[0...1]))
+        feeder.send([b[1]])
         feeder.step = .microseconds(90)
-        feeder.send(Array(b[2...3]))
+        feeder.send(Array(b[2...5]))
         #expect(lcd.violations.contains { $0.kind == .busy } == reported, "\(lcd.violations)")
         #expect(lcd.screen[0] == padded("AB", to: 16))
     }
@@ -153,8 +155,8 @@ struct HD44780ViolationTests {
         let a = UInt8(ascii: "A")
         let high = (a >> 4) << 4 | Port.rs | Port.backlight
         let low = (a & 0x0F) << 4 | Port.rs | Port.backlight
-        // Each nibble: E high with the data, then E low with every other line low too.
-        feeder.send([high | Port.e, Port.backlight, low | Port.e, Port.backlight])
+        // Each nibble: set up, E high with the data, then E low with every other line low too.
+        feeder.send([high, high | Port.e, Port.backlight, low, low | Port.e, Port.backlight])
         #expect(lcd.screen[0] == padded("A", to: 16))
         #expect(lcd.violations.map(\.kind) == [.holdTime, .holdTime])
     }
@@ -177,5 +179,75 @@ struct HD44780ViolationTests {
         // The PCF8574 port starts all high (E high, R/W high): a write with E low must not latch a read.
         lcd.receive(Port.backlight, at: .origin + .milliseconds(1))
         #expect(lcd.violations.isEmpty)
+    }
+}
+
+/// HD44780U bus timing, write operation: RS and R/W are set up (tAS, 40 ns) before E rises and
+/// held while E is high. On a PCF8574 every write changes all pins at once.
+struct AddressSetupTests {
+    @Test("RS changing in the same port write that raises E is an address set-up violation")
+    func rsWithRisingEnable() {
+        var (lcd, feeder) = initializedLCD(columns: 16, rows: 2)
+        let a = UInt8(ascii: "A")
+        let high = (a >> 4) << 4 | Port.rs | Port.backlight
+        let low = (a & 0x0F) << 4 | Port.rs | Port.backlight
+        // The last init byte had RS = 0: RS rises together with E.
+        feeder.send([high | Port.e, high, low | Port.e, low])
+        #expect(lcd.screen[0] == padded("A", to: 16))
+        #expect(lcd.violations.map(\.kind) == [.addressSetup])
+    }
+
+    @Test("RS set up with E low in the write before is clean")
+    func rsSetUpFirst() {
+        var (lcd, feeder) = initializedLCD(columns: 16, rows: 2)
+        feeder.send(text("A"))
+        #expect(lcd.screen[0] == padded("A", to: 16))
+        #expect(lcd.violations.isEmpty, "\(lcd.violations)")
+    }
+
+    @Test("RS changing while E is high is an address set-up violation")
+    func rsChangesWhileHigh() {
+        var (lcd, feeder) = initializedLCD(columns: 16, rows: 2)
+        let high = (UInt8(ascii: "A") >> 4) << 4 | Port.backlight
+        feeder.send([high, high | Port.e, high | Port.e | Port.rs, high | Port.rs])
+        #expect(lcd.violations.map(\.kind).contains(.addressSetup), "\(lcd.violations)")
+    }
+
+    @Test("a first strobe straight from the PCF8574's power-on state (E = R/W = 1) is reported; an idle byte first is clean",
+          arguments: [(false, true), (true, false)])
+    func powerOnState(idleFirst: Bool, reported: Bool) {
+        let lcd = HD44780Emulator(columns: 16, rows: 2)
+        var feeder = Feeder(lcd)
+        if idleFirst { feeder.send([Port.backlight]) }
+        // E high with RS = R/W = 0 and the first 0x3, then E low: no rising edge after power-on
+        // unless the idle byte dropped E first.
+        let level = Code.eightBitNibble << 4 | Port.backlight
+        feeder.send([level | Port.e, level])
+        feeder.wait(.microseconds(4_500))
+        feeder.send(pulse(Code.eightBitNibble))
+        feeder.wait(.microseconds(150))
+        feeder.send(pulse(Code.eightBitNibble) + pulse(Code.fourBitNibble))
+        #expect(lcd.isInitialized)
+        #expect(lcd.violations.contains { $0.kind == .addressSetup } == reported, "\(lcd.violations)")
+    }
+
+    @Test("E rising less than 37 us after a byte was latched is busy; 37 us later is not",
+          arguments: [(TimeSpan(nanoseconds: 36_999), true), (TimeSpan.microseconds(37), false)])
+    func busyCountsFromTheRisingEdge(gap: TimeSpan, reported: Bool) {
+        var (lcd, feeder) = initializedLCD(columns: 16, rows: 2)
+        feeder.wait(.milliseconds(1))
+        let x = UInt8(ascii: "x")
+        let xHigh = (x >> 4) << 4 | Port.rs | Port.backlight
+        let xLow = (x & 0x0F) << 4 | Port.rs | Port.backlight
+        feeder.step = .microseconds(10)
+        feeder.send([xHigh, xHigh | Port.e, xHigh, xLow, xLow | Port.e, xLow])
+        // The latch was the last byte; the next byte's set-up comes at once, its E after `gap`.
+        feeder.step = .zero
+        feeder.send([xHigh])
+        feeder.wait(gap)
+        feeder.send([xHigh | Port.e])
+        feeder.wait(.microseconds(100))
+        feeder.send([xHigh])
+        #expect(lcd.violations.contains { $0.kind == .busy } == reported, "\(lcd.violations)")
     }
 }

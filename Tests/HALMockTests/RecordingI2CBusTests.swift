@@ -241,9 +241,9 @@ struct RecordingI2CBusTests {
         try send(fourBit(Code.entryIncrement) + fourBit(Code.setDDRAMAddress | 0x40) + text("Resend (59)"))
         #expect(lcd.screen == [blank(16), padded("Resend (59)", to: 16)])
         #expect(lcd.violations.isEmpty, "\(lcd.violations)")
-        // 4 dance nibbles of 2 port bytes; 5 instructions and 11 characters of 4 port bytes;
-        // each port byte its own transaction of 2 wire bytes.
-        let portBytes = 4 * 2 + (5 + 11) * 4
+        // 4 dance nibbles of 3 port bytes (set-up, E high, E low); 5 instructions and 11
+        // characters of 6 port bytes; each port byte its own transaction of 2 wire bytes.
+        let portBytes = 4 * 3 + (5 + 11) * 6
         #expect(bus.wireBytes == 2 * portBytes)
     }
 

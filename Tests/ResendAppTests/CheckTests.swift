@@ -23,7 +23,7 @@ func piFacts(answered: [UInt8] = [0x27]) -> CheckFacts {
     CheckFacts(
         libgpiodVersion: "1.6.3", libgpiodGeneration: 1, gpioChipNodes: [node("/dev/gpiochip0")],
         gpioScan: GPIOScan(chips: [piChip()], failures: []),
-        i2cBuses: [I2CBusInfo(number: 1, adapterName: "bcm2835 (i2c@7e804000)", node: node("/dev/i2c-1", group: "i2c"))],
+        i2cBuses: [I2CBusInfo(number: 1, adapterName: "bcm2835 (i2c@7e804000)", node: node("/dev/i2c-1", group: "i2c"), clockHz: 100_000)],
         scan: I2CScan(answered: answered.compactMap { I2CAddress($0) }))
 }
 
@@ -65,8 +65,9 @@ struct CheckTests {
             "OK GPIO chip /dev/gpiochip0: gpiochip0 [pinctrl-bcm2711] (28 lines)",
             "OK button GPIO17: line 17 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO17, free",
             "OK LED GPIO27: line 27 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO27, free",
-            "OK I2C bus 1: /dev/i2c-1 [bcm2835 (i2c@7e804000)]",
-            "OK 0x27 answers on /dev/i2c-1 (PCF8574 range): run --address auto will use it",
+            "OK I2C bus 1: /dev/i2c-1 [bcm2835 (i2c@7e804000)], clock 100 kHz",
+            "OK 0x27 answers on /dev/i2c-1 (PCF8574 range); a read cannot tell a backpack from another chip there (MCP23008, PCA95xx, BH1750, AHT20, OLED): confirm with --test-pattern --address 0x27",
+            "NOTE run writes only to the address you name: put lcd: { address: 0x27 } in /etc/resend-button/config.json5 (or pass run --address 0x27)",
         ])
         #expect(lcd == I2CAddress(0x27))
         #expect(checkExitCode(findings) == .ok)
@@ -112,11 +113,11 @@ struct CheckTests {
             facts.i2cBuses[0].node = DeviceNodeAccess(path: "/dev/i2c-1", exists: false, accessible: false, group: nil)
             facts.scan = nil
         }, code: .unavailable,
-                      line: "PROBLEM I2C bus 1 [bcm2835 (i2c@7e804000)] has no /dev/i2c-1: load i2c-dev (sudo modprobe i2c-dev, and add i2c-dev to /etc/modules)"),
+                      line: "PROBLEM I2C bus 1 [bcm2835 (i2c@7e804000)] has no /dev/i2c-1: I2C is on but i2c-dev is not loaded: sudo modprobe i2c-dev (to load it at every boot: echo i2c-dev | sudo tee /etc/modules-load.d/i2c-dev.conf (scripts/install and the .deb install /usr/lib/modules-load.d/resend-button.conf))"),
         CheckScenario(name: "nothing answers", modify: { _, facts in facts.scan = I2CScan() }, code: .unavailable,
                       line: "PROBLEM no device answered on /dev/i2c-1 at 0x20-0x27 (PCF8574) and 0x38-0x3f (PCF8574A); check the wiring (SDA to GPIO2, SCL to GPIO3, VCC to 5 V, GND) and the address jumpers; 'resend-button check' lists what answers"),
         CheckScenario(name: "two backpacks answer", modify: { _, facts in facts.scan = I2CScan(answered: [I2CAddress(0x27)!, I2CAddress(0x3F)!]) }, code: .usage,
-                      line: "PROBLEM several devices answered on /dev/i2c-1: 0x27, 0x3f; pass --address with the LCD's (try --test-pattern --address 0x27)"),
+                      line: "PROBLEM several devices answered on /dev/i2c-1: 0x27, 0x3f; run writes only to the address you name: find the LCD with --test-pattern --address 0x27 (and the others), then put lcd: { address: 0x27 } with its address in /etc/resend-button/config.json5"),
         CheckScenario(name: "the fixed address does not answer, another does", modify: { options, facts in
             options.address = .fixed(I2CAddress(0x27)!)
             facts.scan = I2CScan(answered: [I2CAddress(0x3F)!])
@@ -152,7 +153,7 @@ struct CheckTests {
         let (findings, lcd) = checkFindings(options, facts)
         #expect(lcd == I2CAddress(0x3F))
         #expect(findings.map(\.line).contains("OK 0x3f answers on /dev/i2c-1 (PCF8574A range)"))
-        #expect(findings.map(\.line).contains("NOTE 0x3c on /dev/i2c-1 is claimed by a kernel driver (i2cdetect shows UU)"))
+        #expect(findings.map(\.line).contains("NOTE 0x3c on /dev/i2c-1 is claimed by a kernel driver (i2cdetect shows UU): a kernel driver owns 0x3c; if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot"))
         #expect(checkExitCode(findings) == .ok)
     }
 

@@ -52,11 +52,11 @@ struct ConfigIntegrationTests {
     @Test("flags override the file")
     func flagsOverride() throws {
         let options = try RunOptions.parse(
-            ["--config", "/c.json5", "--duration", "30", "--button", "GPIO17", "--address", "auto", "--state-file", "off", "--log-format", "plain"],
+            ["--config", "/c.json5", "--duration", "30", "--button", "GPIO17", "--address", "0x3f", "--state-file", "off", "--log-format", "plain"],
             readConfig: Self.read)
         #expect(options.settings.durationSeconds == 30)
         #expect(options.button == .named("GPIO17"))
-        #expect(options.address == .auto)
+        #expect(options.address == .fixed(I2CAddress(0x3F)!))
         #expect(options.stateFile == nil)
         #expect(options.logFormat == .plain)
         #expect(options.settings.texts.title == "Anmeldung")  // not overridden: still the file's

@@ -214,7 +214,7 @@ struct ConfigValidationTests {
         #expect(defaults.button.debounceMode == .stable)
         #expect(defaults.led.line == nil)
         #expect(defaults.lcd.bus == 1)
-        #expect(defaults.lcd.address == .auto)
+        #expect(defaults.lcd.address == .fixed(I2CAddress(0x27)!))
         #expect(defaults.lcd.geometry == .lcd16x2)
         #expect(defaults.lcd.rom == .a00)
         #expect(defaults.lcd.wiring == .common)

@@ -72,7 +72,7 @@ struct DeviceOptionsTests {
         #expect(accepted == nil)
     }
 
-    @Test("run defaults: GPIO17 pulled up, active-low, bus 1, address auto, no LED, no refresh, plain log")
+    @Test("run defaults: GPIO17 pulled up, active-low, bus 1, address 0x27, no LED, no refresh, plain log")
     func runDefaults() throws {
         let options = try RunOptions.parse([])
         #expect(options.button == .named("GPIO17"))
@@ -81,7 +81,7 @@ struct DeviceOptionsTests {
         #expect(options.kernelDebounceMilliseconds == nil)
         #expect(options.led == nil)
         #expect(options.i2cBus == 1)
-        #expect(options.address == .auto)
+        #expect(options.address == .fixed(I2CAddress(0x27)!))
         #expect(options.refreshSeconds == nil)
         #expect(options.logFormat == .plain)
         #expect(options.settings.durationSeconds == 60)

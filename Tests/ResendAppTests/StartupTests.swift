@@ -63,31 +63,6 @@ struct StartupTests {
         #expect(startupExitCode(for: kind) == code)
     }
 
-    @Test("address auto: the single responder is used; none is 69 naming the ranges and bus; several is 64 listing them")
-    func probedAddress() throws {
-        let single = resolveProbedAddress(.single(I2CAddress(0x27)!), bus: 1)
-        #expect(try single.get() == I2CAddress(0x27)!)
-
-        guard case .failure(let none) = resolveProbedAddress(.none, bus: 1) else { Issue.record("none resolved"); return }
-        #expect(none.code == .unavailable)
-        #expect(none.message == "run: no LCD backpack answered on /dev/i2c-1: probed 0x20-0x27 (PCF8574) and 0x38-0x3f (PCF8574A); \(wiringAdvice)")
-
-        guard case .failure(let several) = resolveProbedAddress(.several([I2CAddress(0x27)!, I2CAddress(0x3F)!]), bus: 3) else {
-            Issue.record("several resolved"); return
-        }
-        #expect(several.code == .usage)
-        #expect(several.message == "run: several devices answered on /dev/i2c-3 in the backpack ranges: 0x27, 0x3f; pass --address with the LCD's (e.g. --address 0x27)")
-    }
-
-    @Test("a fixed --address that does not answer is 69 and says what answered instead")
-    func fixedAddress() {
-        let withOthers = fixedAddressMissing(I2CAddress(0x27)!, bus: 1, others: [I2CAddress(0x3F)!])
-        #expect(withOthers.code == .unavailable)
-        #expect(withOthers.message == "run: no device answered at 0x27 on /dev/i2c-1; answered instead: 0x3f (pass that --address, or auto); \(wiringAdvice)")
-        let alone = fixedAddressMissing(I2CAddress(0x27)!, bus: 1, others: [])
-        #expect(alone.message == "run: no device answered at 0x27 on /dev/i2c-1; nothing answered in 0x20-0x27 (PCF8574) and 0x38-0x3f (PCF8574A) either; \(wiringAdvice)")
-    }
-
     @Test("several start-up failures: one line each, missing hardware before permission before the rest", arguments: [
         ([ExitCode.noPermission, .unavailable], ExitCode.unavailable), ([.noPermission], .noPermission), ([.usage, .noPermission], .noPermission),
         ([.ioError, .usage], .usage), ([.unavailable, .unavailable], .unavailable),

@@ -92,10 +92,15 @@ struct HealingRig {
             rom: .a00, refreshInterval: refresh)
     }
 
-    /// Starts the display at 0 s, then runs the loop with clean presses at `presses` (held 200 ms)
+    /// Starts the display at 0 s (or, with `startOffline`, marks it offline as `run` does when
+    /// nothing answered at its address), then runs the loop with clean presses at `presses` (held 200 ms)
     /// until `stopAt`.
-    mutating func run(presses: [Instant], stopAt: Instant) throws {
-        try display.start(now: clock.now())
+    mutating func run(presses: [Instant], stopAt: Instant, startOffline: Bool = false) throws {
+        if startOffline {
+            display.startOffline(now: clock.now())
+        } else {
+            try display.start(now: clock.now())
+        }
         var inputs = presses.flatMap { ButtonScript.inputs(ButtonScript.press(at: $0, holdFor: .milliseconds(200))) }
         inputs.append((stopAt, .stop))
         var loop = EventLoop(

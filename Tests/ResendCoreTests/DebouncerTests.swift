@@ -265,3 +265,47 @@ struct PromptDebouncerTests {
         #expect(debouncer.suppressedEdges == edges.count - changes.count)
     }
 }
+
+/// Reconciling with a read of the line when edges were lost (issue #11: the v1 uAPI's 16-event
+/// buffer drops the newest event, so the settling edge of a long burst is the one that goes).
+struct DebouncerReconcileTests {
+    @Test("a read agreeing with the last edge changes nothing")
+    func agreeingRead() {
+        var debouncer = Debouncer(window: window)
+        _ = debouncer.feed(edge(true, at: t0))
+        #expect(debouncer.reconcile(ButtonLevel(pressed: true, time: t0 + ms(5))) == nil)
+        #expect(debouncer.nextDeadline == t0 + window)
+        #expect(debouncer.reconciledLevels == 0)
+    }
+
+    @Test("stable: the settling press edge lost after a bounce release; the read starts the window, the press comes one window later, not before")
+    func lostSettlingPress() {
+        var debouncer = Debouncer(window: window)
+        _ = debouncer.feed(edge(true, at: t0))
+        _ = debouncer.feed(edge(false, at: t0 + ms(1)))  // the last edge kept; the settling press was dropped
+        #expect(debouncer.nextDeadline == nil)  // by the edges alone: released, nothing pending
+        #expect(debouncer.reconcile(ButtonLevel(pressed: true, time: t0 + ms(3))) == nil)
+        #expect(debouncer.advance(to: t0 + ms(3) + window - TimeSpan(nanoseconds: 1)) == nil)
+        #expect(debouncer.advance(to: t0 + ms(3) + window) == DebouncedChange(pressed: true, time: t0 + ms(3) + window))
+        #expect(debouncer.reconciledLevels == 1)
+    }
+
+    @Test("stable: a window closing on a lost release is not a press: the read restarts nothing and settles the burst as bounces")
+    func lostReleaseNoPhantomPress() {
+        var debouncer = Debouncer(window: window)
+        _ = debouncer.feed(edge(true, at: t0))
+        // The closing release was dropped: the line is back at released when the window closes.
+        #expect(debouncer.reconcile(ButtonLevel(pressed: false, time: t0 + window)) == nil)
+        #expect(debouncer.nextDeadline == nil)
+        #expect(debouncer.advance(to: t0 + window + ms(100)) == nil)
+        #expect(!debouncer.isPressed)
+        #expect(debouncer.suppressedEdges == 2)
+    }
+
+    @Test("prompt: a lost press found by a read counts at once when no lock-out runs")
+    func promptReconcile() {
+        var debouncer = Debouncer(window: window, mode: .prompt)
+        #expect(debouncer.reconcile(ButtonLevel(pressed: true, time: t0)) == DebouncedChange(pressed: true, time: t0))
+        #expect(debouncer.isPressed)
+    }
+}

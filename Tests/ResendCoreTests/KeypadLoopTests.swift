@@ -243,6 +243,20 @@ struct KeypadLoopTests {
         #expect(carried.digits == [0, 0, 0, 0])
     }
 
+    @Test("lost button edges: the level read after edgesMayBeLost presses the button (the release was dropped, then a press came)")
+    func lostEdges() throws {
+        var device = KeypadDevice()
+        // A press whose edge the kernel dropped; the backend notices at 1.1 s.
+        device.source.drop(ButtonEdge(pressed: true, time: kt(1)))
+        device.source.schedule(.edgesMayBeLost, at: kt(1.1))
+        device.stop(at: kt(3))
+        var loop = device.loop(verifier: ScriptedVerifier([.exited(code: 0)]))
+        try loop.run()
+        #expect(loop.observer.events.contains { if case .edgesLost = $0.event { true } else { false } })
+        #expect(loop.runner.requests.count == 1)
+        #expect(loop.display.screen(at: kt(2)).first == "Code: ________")
+    }
+
     @Test("the button reported as a key sends like its edges do; other keys before a send are ignored")
     func buttonAsKey() throws {
         var device = KeypadDevice()

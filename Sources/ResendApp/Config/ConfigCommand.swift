@@ -34,6 +34,9 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
         } catch {
             throw error.exitError
         }
+        if config.lcd.address == .auto {
+            throw ExitError(.config, "\(path): lcd.address: \"auto\" is for 'resend-button check' only: " + autoAddressRefusal)
+        }
         console.out("\(path): OK; \(config.summary)")
     default:
         var message = "config: unknown subcommand '\(subcommand)'"

@@ -74,8 +74,9 @@ public struct DeviceConfig: Hashable, Sendable {
     public struct LCD: Hashable, Sendable {
         /// `lcd.bus`: N of /dev/i2c-N (1 on the Pi's header).
         public var bus = 1
-        /// `lcd.address`: "auto" (probe the PCF8574 and PCF8574A ranges) or a 7-bit address.
-        public var address = Address.auto
+        /// `lcd.address`: a 7-bit address (0x27, the common PCF8574T backpack, by default), or
+        /// "auto", which `run` refuses (see `autoAddressRefusal`).
+        public var address = Address.fixed(I2CAddress(0x27)!)
         /// `lcd.geometry`: columns x rows.
         public var geometry = LCDGeometry.lcd16x2
         /// `lcd.rom`: the character ROM, by the HD44780's part number suffix.
@@ -94,7 +95,7 @@ public struct DeviceConfig: Hashable, Sendable {
         public static let refreshRange = 1...86_400
 
         public enum Address: Hashable, Sendable {
-            /// Probe 0x27, then the rest of 0x20-0x27 and 0x38-0x3F.
+            /// Probe 0x20-0x27 and 0x38-0x3F: for `check` only; `run` refuses it.
             case auto
             case fixed(I2CAddress)
         }
