@@ -195,15 +195,10 @@ private func entryRecord(_ event: EntryEvent) -> LogRecord? {
         return LogRecord("entry lockout finished")
     case .expired:
         return LogRecord("code expired")
-    case .outputPulsed(let until):
-        _ = until
-        return nil  // `output active` says it
-    case .outputReleased:
-        return nil
     case .finished:
         return LogRecord("entry finished")
-    case .stopped:
-        return nil
+    case .outputPulsed, .outputReleased, .stopped:
+        return nil  // `output active`/`output inactive` and the controller's `stopped` say it
     }
 }
 
