@@ -48,3 +48,12 @@ let package = Package(
         .testTarget(name: "ResendAppTests", dependencies: ["ResendApp", "HALMock", "CharacterLCD", "ResendCore", "HAL"], swiftSettings: strict),
     ]
 )
+
+// scripts/fuzz: the libFuzzer targets (Fuzz/), built only when RESEND_FUZZ=1 because they need
+// `-sanitize=fuzzer` (libFuzzer supplies main); a plain `swift build` never sees them.
+if Context.environment["RESEND_FUZZ"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "resend-fuzz", dependencies: ["ResendApp", "ResendCore", "CharacterLCD", "HALMock", "HAL"],
+            path: "Fuzz/Sources", swiftSettings: strict))
+}

@@ -19,12 +19,14 @@ public struct WallTime: Hashable, Comparable, Sendable {
         return remainder < 0 ? quotient - 1 : quotient
     }
 
-    public init(millisecondsSinceEpoch ms: Int64) { self.nanosecondsSinceEpoch = ms * 1_000_000 }
+    /// Saturates beyond the ±292 years `nanosecondsSinceEpoch` holds (see `TimeSpan`).
+    public init(millisecondsSinceEpoch ms: Int64) { self.nanosecondsSinceEpoch = saturatingProduct(ms, 1_000_000) }
 
+    // Saturating, like `Instant` and `TimeSpan`: a wall clock or state file far off cannot trap.
     public static func < (a: WallTime, b: WallTime) -> Bool { a.nanosecondsSinceEpoch < b.nanosecondsSinceEpoch }
-    public static func + (a: WallTime, b: TimeSpan) -> WallTime { WallTime(nanosecondsSinceEpoch: a.nanosecondsSinceEpoch + b.nanoseconds) }
-    public static func - (a: WallTime, b: TimeSpan) -> WallTime { WallTime(nanosecondsSinceEpoch: a.nanosecondsSinceEpoch - b.nanoseconds) }
-    public static func - (a: WallTime, b: WallTime) -> TimeSpan { TimeSpan(nanoseconds: a.nanosecondsSinceEpoch - b.nanosecondsSinceEpoch) }
+    public static func + (a: WallTime, b: TimeSpan) -> WallTime { WallTime(nanosecondsSinceEpoch: saturatingSum(a.nanosecondsSinceEpoch, b.nanoseconds)) }
+    public static func - (a: WallTime, b: TimeSpan) -> WallTime { WallTime(nanosecondsSinceEpoch: saturatingDifference(a.nanosecondsSinceEpoch, b.nanoseconds)) }
+    public static func - (a: WallTime, b: WallTime) -> TimeSpan { TimeSpan(nanoseconds: saturatingDifference(a.nanosecondsSinceEpoch, b.nanosecondsSinceEpoch)) }
 }
 
 /// The civil clock (CLOCK_REALTIME on Linux). `now()` does not block. It may jump in either

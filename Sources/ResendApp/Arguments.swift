@@ -32,7 +32,7 @@ public func parseArguments(_ arguments: [String], specs: [OptionSpec], command: 
         index += 1
         guard argument.hasPrefix("--"), argument.count > 2 else {
             if argument.hasPrefix("-") && argument != "-" {
-                throw ExitError(.usage, "\(command): unknown option '\(argument)' (options start with --; see --help)")
+                throw ExitError(.usage, "\(command): unknown option \(shown(argument)) (options start with --; see --help)")
             }
             parsed.positional.append(argument)
             continue
@@ -44,25 +44,67 @@ public func parseArguments(_ arguments: [String], specs: [OptionSpec], command: 
             name = String(name[..<equals])
         }
         guard let spec = specs.first(where: { $0.name == name }) else {
-            var message = "\(command): unknown option '--\(name)'"
+            var message = "\(command): unknown option \(shown("--" + name))"
             if let near = closestName(to: name, among: specs.map(\.name)) { message += "; did you mean '--\(near)'?" }
             throw ExitError(.usage, message)
         }
         if let valueName = spec.valueName {
+            let value: String
             if let inlineValue {
-                parsed.values[name] = inlineValue
-            } else if index < arguments.count {
-                parsed.values[name] = arguments[index]
+                value = inlineValue
+            } else if index < arguments.count, !looksLikeOption(arguments[index]) {
+                value = arguments[index]
                 index += 1
             } else {
-                throw ExitError(.usage, "\(command): option '--\(name)' needs a value (\(valueName))")
+                // `--address --state-file off`: the next word is another option, so --address has
+                // no value. A value that starts with -- can still be given as --name=--value.
+                var message = "\(command): option '--\(name)' needs a value (\(valueName))"
+                if index < arguments.count { message += ", but the next argument \(shown(arguments[index])) is an option; to give a value starting with --, write --\(name)=VALUE" }
+                throw ExitError(.usage, message)
             }
+            if let problem = valueProblem(value, valueName: valueName) {
+                throw ExitError(.usage, "\(command): --\(name): \(shown(value)) \(problem)")
+            }
+            parsed.values[name] = value
         } else {
             if inlineValue != nil { throw ExitError(.usage, "\(command): option '--\(name)' takes no value") }
             parsed.switches.insert(name)
         }
     }
     return parsed
+}
+
+/// `--name` or `--name=value`: an option, never taken as the value of the option before it.
+func looksLikeOption(_ argument: String) -> Bool {
+    argument.hasPrefix("--") && argument.count > 2
+}
+
+/// What is wrong with `value` for an option whose value is a `PATH` or a GPIO `LINE`, or nil:
+/// the rules the configuration file applies to its paths and line names too.
+func valueProblem(_ value: String, valueName: String) -> String? {
+    switch valueName {
+    case "PATH": return pathProblem(value)
+    case "LINE": return lineNameProblem(value)
+    default: return nil
+    }
+}
+
+/// A file path from a flag or the configuration file: not empty, no control characters (a new
+/// line or an escape in a path is a mistake, and would garble every message naming the file).
+/// The words that follow the quoted path in a message, or nil when the path is acceptable.
+public func pathProblem(_ path: String) -> String? {
+    if path.isEmpty { return "is empty; give a path to a file" }
+    if path.unicodeScalars.contains(where: isControl) { return "contains a control character; a path must not" }
+    return nil
+}
+
+/// A GPIO line name or `gpiochipN:OFFSET` from a flag or the configuration file: not empty, no
+/// spaces or control characters. The words that follow the quoted name, or nil when acceptable.
+public func lineNameProblem(_ name: String) -> String? {
+    if name.isEmpty { return "is empty; give a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17" }
+    if name.unicodeScalars.contains(where: isControl) { return "contains a control character; a GPIO line name must not" }
+    if name.contains(where: { $0.isWhitespace }) { return "contains a space; a GPIO line name has none (see gpioinfo)" }
+    return nil
 }
 
 /// The candidate within edit distance 2 of `name` (or sharing its prefix), if there is a clear one.

@@ -44,68 +44,90 @@ let topUsage = """
 /// for an endless file.
 public let maximumScriptFileSize = 16 << 20
 
+/// What a command line asks for, once parsed and validated (`parseCommandLine`).
+public enum CommandLineAction {
+    /// Print this on standard output and exit 0 (`--help`, `--version`).
+    case print(String)
+    /// `simulate --headless`: the options and the script, read and parsed.
+    case simulateHeadless(SimulateOptions, script: [ScriptItem])
+    /// `simulate` with the terminal UI.
+    case simulateInteractive(SimulateOptions)
+    case run(RunOptions)
+    case check(CheckOptions)
+    /// `config ...`: `runConfigCommand` parses its own few arguments.
+    case config([String])
+    /// No command: the top-level usage on standard error, exit 64.
+    case usage
+}
+
+/// Parses and validates the command line `arguments` (without the program name), reading only
+/// what the options name through `console` (the configuration file, the script file): no
+/// hardware, no event loop. Every bad input is an `ExitError` (one line, a sysexits code).
+public func parseCommandLine(_ arguments: [String], console: Console) throws(ExitError) -> CommandLineAction {
+    guard let command = arguments.first else { return .usage }
+    let rest = Array(arguments.dropFirst())
+    switch command {
+    case "simulate":
+        let options = try SimulateOptions.parse(rest, readConfig: console.readConfig)
+        if options.help { return .print(SimulateOptions.help) }
+        guard options.headless else { return .simulateInteractive(options) }
+        let scriptText: String
+        if let path = options.scriptFile {
+            let contents = console.readText(path, maximumScriptFileSize, "a script file")
+            guard let text = contents.text else {
+                throw ExitError(.usage, "simulate: --script-file: cannot read \(shown(path)): \(contents.failureReason ?? "")")
+            }
+            scriptText = text
+        } else {
+            scriptText = options.script ?? ""
+        }
+        return .simulateHeadless(options, script: try parseScript(scriptText, command: "simulate"))
+    case "run":
+        let options = try RunOptions.parse(rest, readConfig: console.readConfig)
+        return options.help ? .print(RunOptions.help) : .run(options)
+    case "check":
+        let options = try CheckOptions.parse(rest)
+        return options.help ? .print(CheckOptions.help) : .check(options)
+    case "config":
+        return .config(rest)
+    case "--help", "-h", "help":
+        return .print(topUsage)
+    case "--version", "version":
+        return .print("resend-button \(programVersion)")
+    default:
+        var message = "resend-button: unknown command \(shown(command))"
+        if let near = closestName(to: command, among: ["simulate", "run", "check", "config"]) { message += "; did you mean '\(near)'?" }
+        throw ExitError(.usage, message + " (commands: simulate, run, check, config)")
+    }
+}
+
 /// Runs the command line `arguments` (without the program name) and returns the exit code.
 /// Every failure is one line on `console.err` naming what is wrong, and a sysexits code.
 public func runCommandLine(_ arguments: [String], console: Console, interactive: (SimulateOptions) throws(ExitError) -> Void) -> ExitCode {
     do throws(ExitError) {
-        guard let command = arguments.first else {
+        switch try parseCommandLine(arguments, console: console) {
+        case .usage:
             console.err(topUsage)
             return .usage
-        }
-        let rest = Array(arguments.dropFirst())
-        switch command {
-        case "simulate":
-            let options = try SimulateOptions.parse(rest, readConfig: console.readConfig)
-            if !options.help {
-                try checkStatePath(options.services.stateFile, command: "simulate", fromFlag: true, configPath: "")
-            }
-            if options.help {
-                console.out(SimulateOptions.help)
-            } else if options.headless {
-                let scriptText: String
-                if let path = options.scriptFile {
-                    let contents = console.readText(path, maximumScriptFileSize, "a script file")
-                    guard let text = contents.text else {
-                        throw ExitError(.usage, "simulate: --script-file: cannot read '\(path)': \(contents.failureReason ?? "")")
-                    }
-                    scriptText = text
-                } else {
-                    scriptText = options.script ?? ""
-                }
-                let script = try parseScript(scriptText, command: "simulate")
-                try runHeadless(settings: options.settings, services: options.services, script: script, events: options.events, output: console.out)
-            } else {
-                try interactive(options)
-            }
+        case .print(let text):
+            console.out(text)
             return .ok
-        case "run":
-            let options = try RunOptions.parse(rest, readConfig: console.readConfig)
-            if options.help {
-                console.out(RunOptions.help)
-            } else {
-                try runDevice(options, console: console)
-            }
+        case .simulateHeadless(let options, let script):
+            try checkStatePath(options.services.stateFile, command: "simulate", fromFlag: true, configPath: "")
+            try runHeadless(settings: options.settings, services: options.services, script: script, events: options.events, output: console.out)
             return .ok
-        case "check":
-            let options = try CheckOptions.parse(rest)
-            if options.help {
-                console.out(CheckOptions.help)
-                return .ok
-            }
+        case .simulateInteractive(let options):
+            try checkStatePath(options.services.stateFile, command: "simulate", fromFlag: true, configPath: "")
+            try interactive(options)
+            return .ok
+        case .run(let options):
+            try runDevice(options, console: console)
+            return .ok
+        case .check(let options):
             return runCheck(options, console: console)
-        case "config":
+        case .config(let rest):
             try runConfigCommand(rest, console: console)
             return .ok
-        case "--help", "-h", "help":
-            console.out(topUsage)
-            return .ok
-        case "--version", "version":
-            console.out("resend-button \(programVersion)")
-            return .ok
-        default:
-            var message = "resend-button: unknown command '\(command)'"
-            if let near = closestName(to: command, among: ["simulate", "run", "check", "config"]) { message += "; did you mean '\(near)'?" }
-            throw ExitError(.usage, message + " (commands: simulate, run, check, config)")
         }
     } catch {
         console.err(error.message)
@@ -157,7 +179,7 @@ public struct SimulateOptions: Sendable {
             return options
         }
         if let extra = parsed.positional.first {
-            throw ExitError(.usage, "simulate: unexpected argument '\(extra)' (options start with --)")
+            throw ExitError(.usage, "simulate: unexpected argument \(shown(extra)) (options start with --)")
         }
         let config = try DeviceConfig.load(for: parsed, read: readConfig)
         options.settings = config.behaviourSettings()
@@ -180,7 +202,7 @@ public struct SimulateOptions: Sendable {
         if let key = parsed.value("bounce-key") {
             let reserved: Set<Character> = [" ", "q", "Q"]
             guard key.count == 1, let character = key.first, character.isASCII, !reserved.contains(character), character.isLetter || character.isNumber else {
-                throw ExitError(.usage, "simulate: --bounce-key: expected one letter or digit other than q, got '\(key)'")
+                throw ExitError(.usage, "simulate: --bounce-key: expected one letter or digit other than q, got \(shown(key))")
             }
             options.bounceKey = character
         }

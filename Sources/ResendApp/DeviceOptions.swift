@@ -14,7 +14,7 @@ public enum LineSpec: Hashable, Sendable {
 
     /// Parses `GPIO17` (any name without spaces or a colon) or `gpiochipN:OFFSET`; nil otherwise.
     public init?(parsing text: String) {
-        guard !text.isEmpty, !text.contains(where: { $0.isWhitespace || $0.isNewline }) else { return nil }
+        guard lineNameProblem(text) == nil else { return nil }
         guard let colon = text.firstIndex(of: ":") else {
             self = .named(text)
             return
@@ -68,10 +68,10 @@ public enum AddressChoice: Hashable, Sendable {
         }
         let range = "\(hexAddress(I2CAddress.validRange.lowerBound))-\(hexAddress(I2CAddress.validRange.upperBound))"
         guard let value else {
-            throw ExitError(.usage, "\(command): --address: '\(text)' is not an address; use auto, 0xNN (hex) or a decimal number, within \(range)")
+            throw ExitError(.usage, "\(command): --address: \(shown(text)) is not an address; use auto, 0xNN (hex) or a decimal number, within \(range)")
         }
         guard let byte = UInt8(exactly: value), let address = I2CAddress(byte) else {
-            throw ExitError(.usage, "\(command): --address: '\(text)' is outside \(range), the 7-bit I2C addresses a device may use (PCF8574 backpacks: 0x20-0x27, PCF8574A: 0x38-0x3f)")
+            throw ExitError(.usage, "\(command): --address: \(shown(text)) is outside \(range), the 7-bit I2C addresses a device may use (PCF8574 backpacks: 0x20-0x27, PCF8574A: 0x38-0x3f)")
         }
         return .fixed(address)
     }
@@ -208,7 +208,7 @@ public struct RunOptions: Sendable {
             return options
         }
         if let extra = parsed.positional.first {
-            throw ExitError(.usage, "\(command): unexpected argument '\(extra)' (options start with --)")
+            throw ExitError(.usage, "\(command): unexpected argument \(shown(extra)) (options start with --)")
         }
         let configPath = parsed.value("config") ?? DeviceConfig.defaultPath
         let config = try DeviceConfig.load(for: parsed, read: readConfig)
@@ -224,7 +224,7 @@ public struct RunOptions: Sendable {
         if let text = parsed.value("button") { options.button = try parseLine(text, option: "button", command: command) }
         if let text = parsed.value("button-bias") {
             guard let bias = biasNames.first(where: { $0.name == text })?.bias else {
-                throw ExitError(.usage, "\(command): --button-bias: '\(text)' is not a bias; use \(biasNames.map(\.name).joined(separator: ", "))")
+                throw ExitError(.usage, "\(command): --button-bias: \(shown(text)) is not a bias; use \(biasNames.map(\.name).joined(separator: ", "))")
             }
             options.buttonBias = bias
         }
@@ -260,7 +260,7 @@ public struct RunOptions: Sendable {
         }
         if let text = parsed.value("log-format") {
             guard let format = LogFormat(rawValue: text) else {
-                throw ExitError(.usage, "\(command): --log-format: '\(text)' is not a format; use plain or json")
+                throw ExitError(.usage, "\(command): --log-format: \(shown(text)) is not a format; use plain or json")
             }
             options.logFormat = format
         }
@@ -314,7 +314,7 @@ public struct CheckOptions: Sendable {
             return options
         }
         if let extra = parsed.positional.first {
-            throw ExitError(.usage, "\(command): unexpected argument '\(extra)' (options start with --)")
+            throw ExitError(.usage, "\(command): unexpected argument \(shown(extra)) (options start with --)")
         }
         if let text = parsed.value("button") { options.button = try parseLine(text, option: "button", command: command) }
         if let text = parsed.value("led") { options.led = try parseLine(text, option: "led", command: command) }
@@ -327,7 +327,7 @@ public struct CheckOptions: Sendable {
         if let text = parsed.value("address") { options.address = try AddressChoice.parse(text, command: command) }
         if let text = parsed.value("geometry") {
             guard let geometry = LCDGeometry(parsing: text) else {
-                throw ExitError(.usage, "\(command): --geometry: '\(text)' is not a supported LCD size; use one of \(LCDGeometry.supported.map(\.name).joined(separator: ", "))")
+                throw ExitError(.usage, "\(command): --geometry: \(shown(text)) is not a supported LCD size; use one of \(LCDGeometry.supported.map(\.name).joined(separator: ", "))")
             }
             options.geometry = geometry
         }
@@ -344,7 +344,7 @@ public let autoAddressRefusal = "run writes the LCD's bytes only to an address y
 
 func parseLine(_ text: String, option: String, command: String) throws(ExitError) -> LineSpec {
     guard let line = LineSpec(parsing: text) else {
-        throw ExitError(.usage, "\(command): --\(option): '\(text)' is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17")
+        throw ExitError(.usage, "\(command): --\(option): \(shown(text)) is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17")
     }
     return line
 }

@@ -93,10 +93,22 @@ func jsonValue(_ value: LogValue) -> String {
 /// `text` as a JSON string literal (RFC 8259): quotes, backslashes and control characters escaped;
 /// everything else, non-ASCII included, as is (the line is UTF-8).
 public func jsonString(_ text: String) -> String {
-    var result = "\""
+    "\"" + escaped(text, quote: "\"") + "\""
+}
+
+/// `text` in single quotes for a message on the command line (`'GPIO17'`), escaped like
+/// `jsonString`: a value a user typed can never put a raw new line or terminal escape into a line.
+public func shown(_ text: some StringProtocol) -> String {
+    "'" + escaped(text, quote: "'") + "'"
+}
+
+/// `text` with backslashes, `quote` and control characters escaped the JSON way (`\n`, `\u001b`):
+/// the one escaping of every message and log line.
+func escaped(_ text: some StringProtocol, quote: Unicode.Scalar) -> String {
+    var result = ""
     for scalar in text.unicodeScalars {
         switch scalar {
-        case "\"": result += "\\\""
+        case quote: result += "\\" + String(quote)
         case "\\": result += "\\\\"
         case "\n": result += "\\n"
         case "\r": result += "\\r"
@@ -112,11 +124,11 @@ public func jsonString(_ text: String) -> String {
             }
         }
     }
-    return result + "\""
+    return result
 }
 
 /// C0 controls, DEL and the C1 controls: never raw in a log line.
-private func isControl(_ scalar: Unicode.Scalar) -> Bool {
+func isControl(_ scalar: Unicode.Scalar) -> Bool {
     scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
 }
 

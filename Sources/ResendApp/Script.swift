@@ -25,17 +25,23 @@ public enum ScriptItem: Hashable, Sendable {
     }
 }
 
-/// Parses a script: items separated by spaces, commas or new lines; `#` starts a comment.
-/// Items are `press@T`, `bounce@T`, `glitch@T` and `end@T`, where T is a time after the start:
-/// `12`, `12.5` or `12.5s` (seconds) or `500ms`. Throws a usage error naming the bad item.
+/// Parses a script: items separated by spaces, commas or new lines (LF or CRLF); `#` starts a
+/// comment. Items are `press@T`, `bounce@T`, `glitch@T` and `end@T`, where T is a time after the
+/// start: `12`, `12.5` or `12.5s` (seconds) or `500ms`, at most `ScriptItem.maximumTime` (10 years).
+/// Throws a usage error naming the bad item.
 public func parseScript(_ text: String, command: String) throws(ExitError) -> [ScriptItem] {
     var items: [ScriptItem] = []
-    for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-        let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        for token in line.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" || $0 == "\r" }) {
+    // Split on scalars: in a String "\r\n" is one Character, which a split on "\n" would not see.
+    for rawLine in text.unicodeScalars.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" }) {
+        let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? rawLine[...]
+        for scalars in line.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" || $0 == "\r" }) {
+            let token = String(String.UnicodeScalarView(scalars))
             let parts = token.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, let time = parseTime(String(parts[1])) else {
-                throw ExitError(.usage, "\(command): script item '\(token)' is not KIND@TIME (kinds: press, bounce, glitch, end; time like 12, 12.5s or 500ms)")
+                throw ExitError(.usage, "\(command): script item \(shown(token)) is not KIND@TIME (kinds: press, bounce, glitch, end; time like 12, 12.5s or 500ms)")
+            }
+            guard time <= ScriptItem.maximumTime else {
+                throw ExitError(.usage, "\(command): script item \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest a script may use")
             }
             switch parts[0] {
             case "press": items.append(.press(at: time))
@@ -43,26 +49,41 @@ public func parseScript(_ text: String, command: String) throws(ExitError) -> [S
             case "glitch": items.append(.glitch(at: time))
             case "end": items.append(.end(at: time))
             default:
-                throw ExitError(.usage, "\(command): script item '\(token)': unknown kind '\(parts[0])' (kinds: press, bounce, glitch, end)")
+                throw ExitError(.usage, "\(command): script item \(shown(token)): unknown kind \(shown(parts[0])) (kinds: press, bounce, glitch, end)")
             }
         }
     }
     return items
 }
 
+extension ScriptItem {
+    /// The latest time a script item (or a `--mock-send` delay) may have: 10 years of 365 days,
+    /// 315,360,000 s. Far beyond any useful script, and far inside what the clocks hold: the
+    /// virtual clock (±292 years of nanoseconds) plus a cooldown or cap window (at most a day),
+    /// and the wall clock (now, about 56 years after 1970, plus 10 years) stay in range, so no
+    /// arithmetic on a script time can overflow.
+    public static let maximumSeconds: Int64 = 315_360_000
+    public static let maximumTime = TimeSpan.seconds(maximumSeconds)
+    static let maximumTimeText = "315360000 s (10 years)"
+}
+
 /// `12` / `12.5` / `12.5s` seconds or `500ms`, not negative, at most 3 decimals for seconds.
+/// Never traps: a huge number saturates (compare with `ScriptItem.maximumTime`).
 public func parseTime(_ text: String) -> TimeSpan? {
+    func isDigits(_ text: Substring) -> Bool { !text.isEmpty && text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }
     if text.hasSuffix("ms") {
-        guard let ms = Int64(text.dropLast(2)), ms >= 0 else { return nil }
-        return .milliseconds(ms)
+        let digits = text.dropLast(2)
+        guard isDigits(digits) else { return nil }
+        return .milliseconds(Int64(digits) ?? .max)
     }
-    let number = text.hasSuffix("s") ? String(text.dropLast()) : text
+    let number = text.hasSuffix("s") ? text.dropLast() : Substring(text)
     let parts = number.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count <= 2, let whole = Int64(parts[0]), whole >= 0, !parts[0].hasPrefix("+") else { return nil }
+    guard parts.count <= 2, isDigits(parts[0]) else { return nil }
+    let whole = Int64(parts[0]) ?? .max
     var millis: Int64 = 0
     if parts.count == 2 {
         let fraction = parts[1]
-        guard (1...3).contains(fraction.count), fraction.allSatisfy(\.isASCII), let digits = Int64(fraction) else { return nil }
+        guard (1...3).contains(fraction.count), isDigits(fraction), let digits = Int64(fraction) else { return nil }
         millis = digits * [100, 10, 1][fraction.count - 1]
     }
     return .seconds(whole) + .milliseconds(millis)

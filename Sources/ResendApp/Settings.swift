@@ -10,6 +10,8 @@ public struct BehaviourSettings: Sendable {
     public var debounceMilliseconds = BehaviourSettings.defaultDebounceMilliseconds
     public var debounceMode = DebounceMode.stable
     public var texts = Texts()
+    /// The LCD's character ROM (`lcd.rom` in the configuration file): what the texts may contain.
+    public var rom = CharacterROM.a00
 
     public static let defaultDuration = 60
     public static let durationRange = 1...86_400
@@ -68,7 +70,7 @@ public struct BehaviourSettings: Sendable {
         if let text = arguments.value("geometry") {
             let parsed = Self.geometry(parsing: text)
             guard let geometry = parsed.geometry else {
-                throw ExitError(.usage, "\(command): --geometry: '\(text)' \(parsed.problem)")
+                throw ExitError(.usage, "\(command): --geometry: \(shown(text)) \(parsed.problem)")
             }
             self.geometry = geometry
         }
@@ -79,16 +81,23 @@ public struct BehaviourSettings: Sendable {
             switch text {
             case "stable": debounceMode = .stable
             case "prompt": debounceMode = .prompt
-            default: throw ExitError(.usage, "\(command): --debounce-mode: '\(text)' is not a mode; use stable or prompt")
+            default: throw ExitError(.usage, "\(command): --debounce-mode: \(shown(text)) is not a mode; use stable or prompt")
             }
         }
         if let text = arguments.value("title") { texts.title = text }
         if let text = arguments.value("send-label") { texts.sendLabel = text }
         if let text = arguments.value("countdown-label") { texts.countdownLabel = text }
         if let text = arguments.value("resend-label") { texts.resendLabel = text }
+        // Name the flag the user typed rather than the field: "--countdown-label "..." is 17 ...".
+        let flags = ["title": "--title", "sendLabel": "--send-label", "countdownLabel": "--countdown-label", "resendLabel": "--resend-label"]
+        // The characters first, with the configuration file's check (`textROMProblem`): the
+        // driver shows one ROM glyph per Unicode scalar, so "e\u{301}" is refused here, not trapped on.
+        for (field, text) in texts.fields {
+            if let problem = textROMProblem(text, rom: rom, romSetting: "lcd.rom in the configuration file") {
+                throw ExitError(.usage, "\(command): \(flags[field] ?? field) \(problem)")
+            }
+        }
         if let problem = texts.problems(columns: geometry.columns, maxSeconds: durationSeconds).first {
-            // Name the flag the user typed rather than the field: "--countdown-label "..." is 17 ...".
-            let flags = ["title": "--title", "sendLabel": "--send-label", "countdownLabel": "--countdown-label", "resendLabel": "--resend-label"]
             var message = problem.message
             if let flag = flags[problem.field], message.hasPrefix(problem.field) {
                 message = flag + message.dropFirst(problem.field.count)
@@ -101,7 +110,7 @@ public struct BehaviourSettings: Sendable {
 /// Parses a decimal integer within `range`, or throws a usage error naming the option and the range.
 public func parseInteger(_ text: String, option: String, range: ClosedRange<Int>, unit: String, command: String) throws(ExitError) -> Int {
     guard let value = Int(text), range.contains(value) else {
-        throw ExitError(.usage, "\(command): --\(option): expected \(unit) from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+        throw ExitError(.usage, "\(command): --\(option): expected \(unit) from \(range.lowerBound) to \(range.upperBound), got \(shown(text))")
     }
     return value
 }

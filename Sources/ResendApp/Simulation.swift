@@ -18,14 +18,15 @@ public struct MockDevice<Clock: MonotonicClock, Wait: Delay> {
     /// `bus` defaults to a bus that does not move `clock`; on virtual time pass a blocking one
     /// (`RecordingI2CBus(clock:blocking: true)`), which, like a real synchronous write(), returns
     /// only once the bytes are on the wire, so the driver's datasheet waits start after them.
-    public init(settings: BehaviourSettings, clock: Clock, delay: Wait, bus: RecordingI2CBus? = nil, rom: CharacterROM = .a00) {
+    /// `rom` defaults to the settings' (`lcd.rom` of the configuration file, else A00).
+    public init(settings: BehaviourSettings, clock: Clock, delay: Wait, bus: RecordingI2CBus? = nil, rom: CharacterROM? = nil) {
         self.settings = settings
         self.bus = bus ?? RecordingI2CBus(clock: clock)
         emulator = HD44780Emulator(columns: settings.geometry.columns, rows: settings.geometry.rows, clock: clock)
         self.bus.attach(emulator, at: Self.address)
         led = RecordingLED(clock: clock)
         let backpack = PCF8574Backpack(bus: self.bus, address: Self.address)
-        display = LCDDisplay(lcd: HD44780(port: backpack, delay: delay, geometry: settings.geometry), rom: rom)
+        display = LCDDisplay(lcd: HD44780(port: backpack, delay: delay, geometry: settings.geometry), rom: rom ?? settings.rom)
     }
 
     /// Initialises the emulated LCD; the emulator always answers, so a failure is our bug in the

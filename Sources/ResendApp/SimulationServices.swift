@@ -81,7 +81,12 @@ public struct SimulationServices: Sendable {
         }
         if let text = arguments.value("cooldowns") {
             var cooldowns: [TimeSpan] = []
-            for item in text.split(separator: ",") {
+            let counts = DeviceConfig.Policy.cooldownCountRange
+            let items = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard counts.contains(items.count) else {
+                throw ExitError(.usage, "\(command): --cooldowns: \(items.count) cooldowns; give \(counts.lowerBound) to \(counts.upperBound), like 60,120,300")
+            }
+            for item in items {
                 let seconds = try parseInteger(String(item), option: "cooldowns", range: BehaviourSettings.durationRange, unit: "whole seconds per cooldown", command: command)
                 cooldowns.append(.seconds(Int64(seconds)))
             }
@@ -92,8 +97,9 @@ public struct SimulationServices: Sendable {
         case (nil, nil):
             break
         case (let sends?, let window?):
-            let maxSends = try parseInteger(sends, option: "max-sends", range: 1...1_000, unit: "sends", command: command)
-            let seconds = try parseInteger(window, option: "window", range: BehaviourSettings.durationRange, unit: "whole seconds", command: command)
+            // The configuration file's ranges (policy.maxSends, policy.windowSeconds): one rule for both.
+            let maxSends = try parseInteger(sends, option: "max-sends", range: DeviceConfig.Policy.maxSendsRange, unit: "sends", command: command)
+            let seconds = try parseInteger(window, option: "window", range: DeviceConfig.Policy.windowRange, unit: "whole seconds", command: command)
             services.policy.cap = ResendPolicy.Cap(maxSends: maxSends, window: .seconds(Int64(seconds)))
         default:
             throw ExitError(.usage, "\(command): --max-sends and --window go together")
@@ -111,19 +117,26 @@ public struct SimulationServices: Sendable {
             }
             let parts = token.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, let delay = parseTime(String(parts[1])) else {
-                throw ExitError(.usage, "\(command): --mock-send: '\(token)' is not OUTCOME@TIME (ok, fail, exit=N, timeout) or notfound")
+                throw ExitError(.usage, "\(command): --mock-send: \(shown(token)) is not OUTCOME@TIME (ok, fail, exit=N, timeout) or notfound")
+            }
+            guard delay <= ScriptItem.maximumTime else {
+                throw ExitError(.usage, "\(command): --mock-send: \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest it may use")
             }
             let kind = parts[0]
             if kind == "ok" {
                 steps.append(.init(after: delay, .exited(code: 0), output: Array("sent\n".utf8)))
             } else if kind == "fail" {
                 steps.append(.init(after: delay, .exited(code: 1), output: Array("gateway refused\n".utf8)))
-            } else if kind.hasPrefix("exit="), let code = Int32(kind.dropFirst(5)) {
+            } else if kind.hasPrefix("exit=") {
+                // An exit status is one byte (wait(2)): 0-255.
+                guard let code = Int32(kind.dropFirst(5)), (0...255).contains(code) else {
+                    throw ExitError(.usage, "\(command): --mock-send: \(shown(token)): the exit status must be a whole number from 0 to 255")
+                }
                 steps.append(.init(after: delay, .exited(code: code)))
             } else if kind == "timeout" {
                 steps.append(.init(after: delay, .timedOut(after: delay, killed: false)))
             } else {
-                throw ExitError(.usage, "\(command): --mock-send: unknown outcome '\(kind)' (ok, fail, exit=N, timeout, notfound)")
+                throw ExitError(.usage, "\(command): --mock-send: unknown outcome \(shown(kind)) (ok, fail, exit=N, timeout, notfound)")
             }
         }
         guard !steps.isEmpty else { throw ExitError(.usage, "\(command): --mock-send: give at least one outcome") }
@@ -153,6 +166,8 @@ public struct SimulationServices: Sendable {
 struct RealtimeScriptSource<Inner: EventSource, Clock: MonotonicClock>: EventSource {
     var inner: Inner
     var pending: [(time: Instant, input: LoopInput)]
+    /// The inputs before `next` were delivered (an index, not removeFirst: O(1) per input).
+    var next = 0
     let clock: Clock
     /// True while a send command runs (its outcome is still to come).
     let busy: () -> Bool
@@ -160,15 +175,17 @@ struct RealtimeScriptSource<Inner: EventSource, Clock: MonotonicClock>: EventSou
     mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput] {
         while true {
             let now = clock.now()
-            let dueCount = pending.firstIndex { $0.time > now } ?? pending.endIndex
-            if dueCount > 0 {
-                let due = pending[..<dueCount].map(\.input)
-                pending.removeFirst(dueCount)
+            var end = next
+            while end < pending.endIndex, pending[end].time <= now { end += 1 }
+            if end > next {
+                let due = pending[next..<end].map(\.input)
+                next = end
                 return due
             }
-            if pending.isEmpty && deadline == nil && !busy() { return [.stop] }
+            let upcoming = next < pending.endIndex ? pending[next].time : nil
+            if upcoming == nil && deadline == nil && !busy() { return [.stop] }
             if let deadline, deadline <= now { return [] }
-            let inputs = try inner.wait(until: earliest(deadline, pending.first?.time))
+            let inputs = try inner.wait(until: earliest(deadline, upcoming))
             if !inputs.isEmpty { return inputs }
             if let deadline, deadline <= clock.now() { return [] }
         }

@@ -107,8 +107,8 @@ extension PersistedEntryState {
         func optionalTime(_ key: String) throws(StateFormatError) -> WallTime? {
             switch try member(key) {
             case .null: return nil
-            case .integer(let ms) where ms.magnitude < maximumUnixMilliseconds: return WallTime(millisecondsSinceEpoch: ms)
-            default: throw StateFormatError("\"entry." + key + "\" must be Unix milliseconds or null")
+            case .integer(let ms) where PersistedState.unixMillisecondsRange.contains(ms): return WallTime(millisecondsSinceEpoch: ms)
+            default: throw StateFormatError("\"entry." + key + "\" must be Unix milliseconds " + unixMillisecondsRangeText + " or null")
             }
         }
         failures = try count("failures", cap: Int64(Int32.max))

@@ -194,8 +194,8 @@ public struct PersistedState: Hashable, Sendable {
         func optionalTime(_ key: String) throws(StateFormatError) -> WallTime? {
             switch try member(key) {
             case .null: return nil
-            case .integer(let ms) where ms.magnitude < maximumUnixMilliseconds: return WallTime(millisecondsSinceEpoch: ms)
-            default: throw StateFormatError("\"" + key + "\" must be Unix milliseconds or null")
+            case .integer(let ms) where PersistedState.unixMillisecondsRange.contains(ms): return WallTime(millisecondsSinceEpoch: ms)
+            default: throw StateFormatError("\"" + key + "\" must be Unix milliseconds " + unixMillisecondsRangeText + " or null")
             }
         }
         let version = try integer("version")
@@ -219,8 +219,8 @@ public struct PersistedState: Hashable, Sendable {
         guard case .array(let list) = try member("sendsUnixMs") else { throw StateFormatError("\"sendsUnixMs\" must be an array") }
         var sends: [WallTime] = []
         for item in list {
-            guard case .integer(let ms) = item, ms.magnitude < maximumUnixMilliseconds else {
-                throw StateFormatError("\"sendsUnixMs\" must hold Unix milliseconds")
+            guard case .integer(let ms) = item, PersistedState.unixMillisecondsRange.contains(ms) else {
+                throw StateFormatError("\"sendsUnixMs\" must hold Unix milliseconds " + unixMillisecondsRangeText)
             }
             sends.append(WallTime(millisecondsSinceEpoch: ms))
         }
@@ -239,8 +239,15 @@ public struct StateFormatError: Error, Hashable, Sendable {
     public init(_ message: String) { self.message = message }
 }
 
-/// Beyond this many milliseconds (about 292 years) a time does not fit `WallTime`'s nanoseconds.
-let maximumUnixMilliseconds = UInt64(Int64.max / 1_000_000)
+extension PersistedState {
+    /// The times a state file may hold: 1970-01-01 (a Pi without a real-time clock starts there
+    /// before NTP) to 2200-01-01. Anything else was not written by this program (the file is then
+    /// unreadable and moved aside). Within it, the differences the resume computes (a time minus
+    /// the wall clock, which `WallTime` holds from 1678 to 2262) stay far inside Int64 nanoseconds.
+    public static let unixMillisecondsRange: ClosedRange<Int64> = 0...7_258_118_400_000
+}
+
+let unixMillisecondsRangeText = "from 0 to 7258118400000 (1970 to 2200)"
 
 /// `span` limited to 0...upper.
 func clamp(_ span: TimeSpan, upTo upper: TimeSpan) -> TimeSpan {

@@ -49,11 +49,12 @@ public struct ScreenLayout: Hashable, Sendable {
         return ScreenText(lines: lines)
     }
 
-    /// `text` cut or padded with spaces to exactly `columns` characters.
+    /// `text` cut or padded with spaces to exactly `columns` cells: one per Unicode scalar, as
+    /// the driver writes them (a character of several scalars, "e\u{301}", takes several cells).
     func fit(_ text: String) -> String {
-        let width = text.count
+        let width = text.unicodeScalars.count
         if width > columns {
-            return String(text.prefix(columns))
+            return String(String.UnicodeScalarView(text.unicodeScalars.prefix(columns)))
         }
         return text + String(repeating: " ", count: columns - width)
     }

@@ -63,7 +63,8 @@ public struct Texts: Hashable, Sendable {
             let placeholders = splitAtPlaceholders(value).count - 1
             let expectedPlaceholders = isTemplate ? 1 : 0
             let shown = isTemplate ? expand(value, seconds: widest) : value
-            let width = shown.count
+            // One display cell per Unicode scalar, as the ROM encodes it ("e\u{301}" takes two).
+            let width = shown.unicodeScalars.count
             if placeholders != expectedPlaceholders {
                 found.append(TextProblem(
                     field: field, value: value, width: width, limit: columns,
@@ -87,7 +88,7 @@ public struct Texts: Hashable, Sendable {
     static let templateFields = [templateField, lockoutField]
 
     /// Every field with its name, in declaration order.
-    var fields: [(String, String)] {
+    public var fields: [(String, String)] {
         [
             ("title", title),
             ("sendLabel", sendLabel),

@@ -95,8 +95,14 @@ struct ConfigValidationTests {
         ("{texts: {countdownLabel: \"Resend\"}}", "texts.countdownLabel: \"Resend\" needs exactly one {s} for the seconds, found 0"),
         ("{texts: {title: \"Wait {s}\"}}",
          "texts.title: \"Wait {s}\" must not contain {s}: only texts.countdownLabel and texts.lockoutLabel show the seconds"),
-        ("{texts: {lockoutLabel: \"Locked out ({s})\"}, policy: {windowSeconds: 100000}}",
-         "texts.lockoutLabel: \"Locked out ({s})\" is 19 characters wide at 100000 s (policy.windowSeconds); the display has 16 columns (lcd.geometry \"16x2\")"),
+        ("{texts: {lockoutLabel: \"Locked out ({s})\"}, policy: {windowSeconds: 86400}}",
+         "texts.lockoutLabel: \"Locked out ({s})\" is 18 characters wide at 86400 s (policy.windowSeconds); the display has 16 columns (lcd.geometry \"16x2\")"),
+        // One range with --window: a day at most (a window of 100000 s once crashed simulate and run).
+        ("{policy: {windowSeconds: 100000}}", "policy.windowSeconds: 100000 is out of range; allowed: whole seconds from 1 to 86400"),
+        // The rules of --button, --led and --state-file: no control characters, no spaces in a line name.
+        ("{button: {line: \"GPIO\\u001b[2J17\"}}", "button.line: \"GPIO\\u001b[2J17\" contains a control character; a GPIO line name must not"),
+        ("{led: {line: \"GPIO 27\"}}", "led.line: \"GPIO 27\" contains a space; a GPIO line name has none (see gpioinfo)"),
+        ("{stateFile: \"/var/lib/a\\nb\"}", "stateFile: \"/var/lib/a\\nb\" contains a control character; a path must not"),
         ("{policy: {enabled: true, cooldowns: [60, 120, 12000]}, texts: {countdownLabel: \"Resend in ({s})\"}}",
          "texts.countdownLabel: \"Resend in ({s})\" is 17 characters wide at 12000 s (the longest cooldown); the display has 16 columns (lcd.geometry \"16x2\")"),
         // Characters the ROM cannot show.
@@ -123,7 +129,7 @@ struct ConfigValidationTests {
         ("{policy: {cooldowns: 60}}",
          "policy.cooldowns: expected a list of 1 to 16 cooldowns in whole seconds from 1 to 86400, e.g. [60, 120, 300], got the number 60"),
         ("{policy: {maxSends: 0}}", "policy.maxSends: 0 is out of range; allowed: a number of sends from 1 to 1000"),
-        ("{policy: {windowSeconds: -1}}", "policy.windowSeconds: -1 is out of range; allowed: whole seconds from 1 to 604800"),
+        ("{policy: {windowSeconds: -1}}", "policy.windowSeconds: -1 is out of range; allowed: whole seconds from 1 to 86400"),
         ("{policy: {resetAfterSeconds: 0}}", "policy.resetAfterSeconds: 0 is out of range; allowed: whole seconds from 1 to 604800"),
         // The send command: a list, never a shell line.
         ("{send: {command: \"send-code --to 123\"}}",

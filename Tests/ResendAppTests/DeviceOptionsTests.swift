@@ -33,8 +33,8 @@ struct DeviceOptionsTests {
     static let badRunFlags: [FlagCase] = [
         FlagCase(arguments: ["--button", "gpiochip0:x"], message: "run: --button: 'gpiochip0:x' is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
         FlagCase(arguments: ["--button", "chip0:17"], message: "run: --button: 'chip0:17' is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
-        FlagCase(arguments: ["--button", "GPIO 17"], message: "run: --button: 'GPIO 17' is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
-        FlagCase(arguments: ["--button="], message: "run: --button: '' is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
+        FlagCase(arguments: ["--button", "GPIO 17"], message: "run: --button: 'GPIO 17' contains a space; a GPIO line name has none (see gpioinfo)"),
+        FlagCase(arguments: ["--button="], message: "run: --button: '' is empty; give a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
         FlagCase(arguments: ["--button-bias", "up"], message: "run: --button-bias: 'up' is not a bias; use pull-up, pull-down, disabled, as-is"),
         FlagCase(arguments: ["--kernel-debounce", "0"], message: "run: --kernel-debounce: expected milliseconds from 1 to 1000, got '0'"),
         FlagCase(arguments: ["--led", "GPIO17"], message: "run: --led: GPIO17 is the button's line; the LED needs a line of its own"),
@@ -157,7 +157,7 @@ struct DeviceOptionsTests {
     static let badCheckFlags: [FlagCase] = [
         FlagCase(arguments: ["--geometry", "17x2"], message: "check: --geometry: '17x2' is not a supported LCD size; use one of 8x1, 16x2, 20x4, 40x2"),
         FlagCase(arguments: ["--address", "0x78"], message: "check: --address: '0x78' is outside 0x08-0x77, the 7-bit I2C addresses a device may use (PCF8574 backpacks: 0x20-0x27, PCF8574A: 0x38-0x3f)"),
-        FlagCase(arguments: ["--button", "a b"], message: "check: --button: 'a b' is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
+        FlagCase(arguments: ["--button", "a b"], message: "check: --button: 'a b' contains a space; a GPIO line name has none (see gpioinfo)"),
         FlagCase(arguments: ["--led", "GPIO17"], message: "check: --led: GPIO17 is the button's line; the LED needs a line of its own"),
         FlagCase(arguments: ["--test-pattern=yes"], message: "check: option '--test-pattern' takes no value"),
         FlagCase(arguments: ["--i2c-bus", "x"], message: "check: --i2c-bus: expected a bus number from 0 to 1023, got 'x'"),

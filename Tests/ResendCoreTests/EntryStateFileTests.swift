@@ -39,10 +39,10 @@ struct EntryStateFileTests {
         (#","entry":[]"#, #""entry" must be an object"#),
         (#","entry":{}"#, #"missing key "entry.failures""#),
         (#","entry":{"failures":-1}"#, #""entry.failures" must be an integer of at least 0"#),
-        (#","entry":{"failures":0,"rounds":0,"lockoutEndsUnixMs":"soon"}"#, #""entry.lockoutEndsUnixMs" must be Unix milliseconds or null"#),
+        (#","entry":{"failures":0,"rounds":0,"lockoutEndsUnixMs":"soon"}"#, #""entry.lockoutEndsUnixMs" must be Unix milliseconds from 0 to 7258118400000 (1970 to 2200) or null"#),
         (#","entry":{"failures":0,"rounds":0,"lockoutEndsUnixMs":null,"lockoutSeconds":0,"open":1}"#, #""entry.open" must be true or false"#),
         (#","entry":{"failures":0,"rounds":0,"lockoutEndsUnixMs":99999999999999999,"lockoutSeconds":0,"open":true,"validUntilUnixMs":null}"#,
-         #""entry.lockoutEndsUnixMs" must be Unix milliseconds or null"#),
+         #""entry.lockoutEndsUnixMs" must be Unix milliseconds from 0 to 7258118400000 (1970 to 2200) or null"#),
     ])
     func broken(entry: String, message: String) {
         #expect(throws: StateFormatError(message)) { try PersistedState(decoding: base(entry)) }

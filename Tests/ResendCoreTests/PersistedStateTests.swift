@@ -66,14 +66,40 @@ struct PersistedStateTests {
         #expect(throws: StateFormatError("\"run\" must be an integer of at least 0")) { try PersistedState(decoding: Array(negative.utf8)) }
     }
 
-    @Test("a time beyond what nanoseconds since 1970 can hold is refused, not wrapped")
-    func timeOutOfRange() {
-        let json = text(PersistedState()).replacing("\"countdownEndsUnixMs\": null", with: "\"countdownEndsUnixMs\": 9300000000000")
-        #expect(throws: StateFormatError("\"countdownEndsUnixMs\" must be Unix milliseconds or null")) {
-            try PersistedState(decoding: Array(json.utf8))
+    @Test("a time outside 1970-2200 is refused (the file is unreadable), not wrapped or trapped on", arguments: [
+        ("countdownEndsUnixMs", "null", "\"countdownEndsUnixMs\" must be Unix milliseconds from 0 to 7258118400000 (1970 to 2200) or null"),
+        ("runEndsUnixMs", "null", "\"runEndsUnixMs\" must be Unix milliseconds from 0 to 7258118400000 (1970 to 2200) or null"),
+        ("sendsUnixMs", "[]", "\"sendsUnixMs\" must hold Unix milliseconds from 0 to 7258118400000 (1970 to 2200)"),
+    ])
+    func timeOutOfRange(key: String, empty: String, message: String) {
+        func state(_ value: String) -> [UInt8] {
+            let json = text(PersistedState(run: 1)).replacing("\"\(key)\": \(empty)", with: "\"\(key)\": " + (empty == "[]" ? "[\(value)]" : value))
+            return Array(json.utf8)
         }
-        let fine = text(PersistedState()).replacing("\"countdownEndsUnixMs\": null", with: "\"countdownEndsUnixMs\": 9200000000000")
-        #expect(throws: Never.self) { try PersistedState(decoding: Array(fine.utf8)) }
+        // -8000000000000 once crashed every start (wallNow - time overflowed); 9300000000000 does
+        // not fit nanoseconds since 1970 at all.
+        for value in ["-8000000000000", "-1", "7258118400001", "9300000000000", "-9223372036854775807"] {
+            #expect(throws: StateFormatError(message)) { try PersistedState(decoding: state(value)) }
+        }
+        for value in ["0", "1718000000000", "7258118400000"] {
+            #expect(throws: Never.self) { try PersistedState(decoding: state(value)) }
+        }
+    }
+
+    @Test("a state resumed at any wall time, however far off, gives a countdown no longer than its length")
+    func resumeAtExtremeWallTimes() throws {
+        let policy = ResendPolicy(cooldowns: [.seconds(60)], cap: .init(maxSends: 2, window: .seconds(600)))
+        let config = ControllerConfig(duration: .seconds(60), policy: policy)
+        let state = PersistedState(
+            countdownEnd: WallTime(millisecondsSinceEpoch: 7_258_118_400_000), countdownSeconds: 60, run: 1,
+            runEnds: WallTime(millisecondsSinceEpoch: 0), sends: [WallTime(millisecondsSinceEpoch: 0), WallTime(millisecondsSinceEpoch: 7_258_118_400_000)])
+        for wall in [Int64.min, -1, 0, Int64.max] {
+            for now in [Instant.origin, Instant(nanoseconds: Int64.max)] {
+                let snapshot = state.resumed(monotonicNow: now, wallNow: WallTime(nanosecondsSinceEpoch: wall), config: config)
+                #expect(snapshot.countdownSeconds <= 60)
+                if let end = snapshot.countdownEnd { #expect(end - now <= .seconds(60)) }
+            }
+        }
     }
 
     @Test("a snapshot goes to wall time and back through a restart without losing time")

@@ -18,6 +18,10 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
         guard rest.count == 1, let path = rest.first else {
             throw ExitError(.usage, (rest.isEmpty ? "config check: missing FILE" : "config check: expected one FILE, got \(rest.count) arguments") + "\n\(usage)")
         }
+        // The rule of every PATH flag: a control character would garble each message naming the file.
+        if let problem = pathProblem(path) {
+            throw ExitError(.usage, "config check: FILE \(shown(path)) \(problem)\n\(usage)")
+        }
         // Read as bytes, so that bytes which are not UTF-8 get a line and column instead of
         // silently becoming U+FFFD.
         let contents = console.readText(path, DeviceConfig.maximumFileSize, "a configuration file")
@@ -39,7 +43,7 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
         }
         console.out("\(path): OK; \(config.summary)")
     default:
-        var message = "config: unknown subcommand '\(subcommand)'"
+        var message = "config: unknown subcommand \(shown(subcommand))"
         if let near = closestName(to: subcommand, among: ["check"]) { message += "; did you mean '\(near)'?" }
         throw ExitError(.usage, message + "\n\(usage)")
     }

@@ -41,7 +41,12 @@ extension DeviceConfig {
 
         let button = root.section("button")
         if let line = button.string("line", what: "a GPIO line name such as \"GPIO17\" (see gpioinfo)", allowEmpty: false) {
-            config.button.line = line
+            // The rules of --button (`lineNameProblem`): no spaces or control characters.
+            if let problem = lineNameProblem(line) {
+                reader.report(button.keyPath("line"), "\(jsonString(line)) \(problem)")
+            } else {
+                config.button.line = line
+            }
         }
         if let bias = button.choice("bias", options: [("pull-up", GPIOBias.pullUp), ("pull-down", .pullDown), ("disabled", .disabled), ("as-is", .asIs)]) {
             config.button.bias = bias
@@ -58,6 +63,10 @@ extension DeviceConfig {
 
         let led = root.section("led")
         config.led.line = led.optionalString("line", what: "a GPIO line name such as \"GPIO27\"", allowEmpty: false)
+        if let line = config.led.line, let problem = lineNameProblem(line) {
+            reader.report(led.keyPath("line"), "\(jsonString(line)) \(problem)")
+            config.led.line = nil
+        }
         if let activeLow = led.bool("activeLow") { config.led.activeLow = activeLow }
         led.finish()
 
@@ -120,7 +129,10 @@ extension DeviceConfig {
         send.finish()
 
         if let path = root.string("stateFile", what: "an absolute path such as \(quoted(defaultStateFile))", allowEmpty: false) {
-            if path.hasPrefix("/") && !path.hasSuffix("/") {
+            if let problem = pathProblem(path) {
+                // The rules of --state-file (`pathProblem`): no control characters.
+                reader.report(root.keyPath("stateFile"), "\(jsonString(path)) \(problem)")
+            } else if path.hasPrefix("/") && !path.hasSuffix("/") {
                 config.stateFile = path
             } else {
                 reader.report(root.keyPath("stateFile"), "\(quoted(path)) is not an absolute path to a file; allowed: a path such as \(quoted(defaultStateFile))")
@@ -356,39 +368,13 @@ extension DeviceConfig {
         let fields = textKeys.map { ($0.key, config.texts[keyPath: $0.field]) }
         for (key, text) in fields {
             let path: [JSONPathComponent] = [.key("texts"), .key(key)]
-            if romIsValid, let message = romProblem(text, rom: config.lcd.rom) {
+            if romIsValid, let message = textROMProblem(text, rom: config.lcd.rom, romSetting: "lcd.rom") {
                 reader.report(path, message)
             }
             for problem in problems where problem.field == key {
                 if problem.kind == .tooWide && !geometryIsValid { continue }
                 reader.report(path, textProblemMessage(problem, config: config))
             }
-        }
-    }
-
-    /// `"Grüße" has 'ß', which the A00 ROM cannot show`, and whether the other ROM could.
-    static func romProblem(_ text: String, rom: CharacterROM) -> String? {
-        do throws(UnsupportedCharacter) {
-            _ = try rom.encode(text)
-            return nil
-        } catch {
-            var message = "\(quoted(text)) has \(characterName(error.character)), which the \(rom.rawValue) ROM cannot show"
-            let other: CharacterROM = rom == .a00 ? .a02 : .a00
-            if (try? other.encode(text)) != nil {
-                message += " (the \(other.rawValue) ROM can: set lcd.rom to \(quoted(other.rawValue)) if the module has it)"
-            }
-            return message
-        }
-    }
-
-    /// 'ß' for a visible character, U+0301 for one that is not (controls, marks, spaces).
-    static func characterName(_ scalar: Unicode.Scalar) -> String {
-        switch scalar.properties.generalCategory {
-        case .control, .format, .nonspacingMark, .enclosingMark, .spacingMark, .spaceSeparator,
-             .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
-            return "U+" + hexDigits(scalar.value, width: 4)
-        default:
-            return "'" + String(scalar) + "'"
         }
     }
 

@@ -148,7 +148,9 @@ public struct DeviceConfig: Hashable, Sendable {
         public static let cooldownCountRange = 1...16
         public static let resetAfterRange = 1...604_800
         public static let maxSendsRange = 1...1_000
-        public static let windowRange = 1...604_800
+        /// One day at most, like a cooldown: the controller counts a lockout down from the window,
+        /// and a countdown is at most `ControllerConfig.maximumDurationSeconds`. `--window` shares it.
+        public static let windowRange = BehaviourSettings.durationRange
     }
 
     /// `log`: the event log on standard output.
@@ -173,6 +175,7 @@ public struct DeviceConfig: Hashable, Sendable {
         settings.debounceMilliseconds = button.debounceMs
         settings.debounceMode = button.debounceMode
         settings.texts = texts
+        settings.rom = lcd.rom
         return settings
     }
 
