@@ -6,8 +6,14 @@
 #   (pull-up -> 1, pull-down -> 0). The button is active-low with pull-up bias, so
 #   pull-down = pressed, pull-up = released. Read the LED with sim_value (the physical level the
 #   consumer drives; an unrequested line reads 0).
-# I2C: i2c-stub with one chip at 0x27 (a PCF8574 backpack's address with all jumpers open); the
-#   stub speaks SMBus only. Its bus is found by the adapter name "SMBus stub driver".
+# I2C: two adapters, each with an "LCD backpack" at 0x27 (a PCF8574's address with all jumpers
+#   open); the scenarios run once per adapter, chosen by $ADAPTER:
+#   - stub (default): i2c-stub, SMBus only (one transaction per expander byte), found by the
+#     adapter name "SMBus stub driver";
+#   - plain: our i2c-plain module (vm/module/i2c-plain.c), plain I2C like the Pi's i2c-bcm2835
+#     (one write() per frame), found by the adapter name "i2c-plain test adapter"; it records every
+#     message (record_* below) and says EREMOTEIO while the device is away.
+ADAPTER=${ADAPTER:-stub}
 
 SIM_CONFIG=/sys/kernel/config/gpio-sim/vmtest
 LCD_ADDRESS=0x27
@@ -51,22 +57,69 @@ load_i2c_stub() {
 
 unload_i2c_stub() { rmmod i2c_stub; }
 
-# stub_bus: the number N of the i2c-stub adapter (/dev/i2c-N), empty when it is not loaded.
-stub_bus() {
+# adapter_bus NAME: the number N of the I2C adapter named NAME (/dev/i2c-N), empty when absent.
+adapter_bus() {
     for adapter in /sys/bus/i2c/devices/i2c-*; do
         [ -e "$adapter/name" ] || continue
-        if [ "$(cat "$adapter/name")" = "SMBus stub driver" ]; then
+        if [ "$(cat "$adapter/name")" = "$1" ]; then
             echo "${adapter##*/i2c-}"
             return 0
         fi
     done
 }
+# stub_bus: the number N of the i2c-stub adapter (/dev/i2c-N), empty when it is not loaded.
+stub_bus() { adapter_bus "SMBus stub driver"; }
+# plain_bus: the same for the i2c-plain adapter.
+plain_bus() { adapter_bus "i2c-plain test adapter"; }
+# lcd_bus: the bus of the adapter the scenarios use ($ADAPTER).
+lcd_bus() { if [ "$ADAPTER" = plain ]; then plain_bus; else stub_bus; fi; }
 
-# The "LCD" vanishes (transfers to 0x27 fail with ENODEV) and comes back, while programs keep
-# /dev/i2c-N open: our i2c-stub build has a writable chip_addr (vm/module/Makefile says why).
-# While away, the same stub chip (registers, pointer) answers at LCD_AWAY_ADDRESS.
-lcd_vanish() { echo "$LCD_AWAY_ADDRESS" > /sys/module/i2c_stub/parameters/chip_addr; }
-lcd_return() { echo "$LCD_ADDRESS" > /sys/module/i2c_stub/parameters/chip_addr; }
+# load_i2c_plain: the plain adapter with its device at LCD_ADDRESS; debugfs for its record.
+load_i2c_plain() {
+    grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug || return 1
+    insmod /lib/modules/vm/i2c-plain.ko address="$LCD_ADDRESS" || return 1
+    [ -n "$(plain_bus)" ] || return 1
+    n=0
+    while [ ! -e "/dev/i2c-$(plain_bus)" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+    [ -e "/dev/i2c-$(plain_bus)" ]
+}
+PLAIN_RECORD=/sys/kernel/debug/i2c-plain/record
+# record_clear: forgets what the plain adapter recorded so far.
+record_clear() { echo > "$PLAIN_RECORD"; }
+# record_dump: the plain adapter's record, one line per message (vm/module/i2c-plain.c):
+#   <transaction> <s.nnnnnnnnn> <i>/<n> <w|r> 0x<address> <ack|nak> <length> <hex bytes|->
+record_dump() { cat "$PLAIN_RECORD"; }
+# record_last_byte: the last byte acknowledged in a write to the LCD, as 0xNN (empty: none).
+record_last_byte() {
+    record_dump | awk -v a="$(printf '0x%02x' "$LCD_ADDRESS")" \
+        '$4 == "w" && $5 == a && $6 == "ack" && $7 > 0 { last = substr($8, length($8) - 1) } END { if (last != "") print "0x" last }'
+}
+
+# lcd_last_byte: the last byte the LCD got, as 0xNN: i2c-stub's receive-byte (the register its
+# pointer names; see the witness below), i2c-plain's record (empty: nothing acknowledged).
+lcd_last_byte() {
+    if [ "$ADAPTER" = plain ]; then record_last_byte; else stub_receive "$LCD_ADDRESS"; fi
+}
+
+# The "LCD" vanishes and comes back, while programs keep /dev/i2c-N open.
+# stub: transfers to 0x27 fail with ENODEV: our i2c-stub build has a writable chip_addr
+#   (vm/module/Makefile says why); while away, the same stub chip (registers, pointer) answers at
+#   LCD_AWAY_ADDRESS.
+# plain: the device stops acknowledging (EREMOTEIO, as on the Pi) through the module's `present`.
+lcd_vanish() {
+    if [ "$ADAPTER" = plain ]; then
+        echo 0 > /sys/module/i2c_plain/parameters/present
+    else
+        echo "$LCD_AWAY_ADDRESS" > /sys/module/i2c_stub/parameters/chip_addr
+    fi
+}
+lcd_return() {
+    if [ "$ADAPTER" = plain ]; then
+        echo 1 > /sys/module/i2c_plain/parameters/present
+    else
+        echo "$LCD_ADDRESS" > /sys/module/i2c_stub/parameters/chip_addr
+    fi
+}
 # The stub's memory as a witness of the last byte a program sent. i2c-stub keeps 256 registers
 # and a register pointer per chip: an SMBus send-byte (the SMBus path's one write per expander
 # byte) sets the pointer to the byte, a receive-byte returns the register the pointer names (and

@@ -1,8 +1,11 @@
 # shellcheck shell=sh
 # Scenarios of vm-test, run by /init inside the guest (busybox sh) against the real binary
-# (/usr/bin/resend-button), gpio-sim and i2c-stub (vm/hardware.sh). Each scenario prints
-#     --- SCENARIO <n> BEGIN: <what>      (then its commands' output)
-#     SCENARIO <n> PASS|FAIL|SKIP: <what or why>
+# (/usr/bin/resend-button), gpio-sim and an I2C adapter (vm/hardware.sh): once with
+# ADAPTER=stub (i2c-stub, SMBus only) and once with ADAPTER=plain (i2c-plain, plain I2C like the
+# Pi's i2c-bcm2835; then also the glass scenario of vm/glass.sh). Each scenario prints
+#     --- SCENARIO <id> BEGIN: <what>      (then its commands' output)
+#     SCENARIO <id> PASS|FAIL|SKIP: <what or why>
+# where <id> is the scenario's number on i2c-stub, and <number>-plain on i2c-plain.
 # The exit status is the number of failed scenarios.
 #
 # The program logs one line per event on stderr: `<CLOCK_MONOTONIC seconds> <event words>
@@ -11,7 +14,13 @@
 # shellcheck source=hardware.sh source-path=SCRIPTDIR disable=SC1091 # /vm/hardware.sh in the guest
 . /vm/hardware.sh
 BIN=/usr/bin/resend-button
-BUS=$(stub_bus)
+BUS=$(lcd_bus)
+# The scenario ids' suffix: none on i2c-stub (the ids of the first version), -plain on i2c-plain.
+TAG=
+[ "$ADAPTER" = plain ] && TAG=-plain
+# How the program writes expander bytes on this adapter (the `started` line's i2c_writes).
+I2C_WRITES=smbus-byte
+[ "$ADAPTER" = plain ] && I2C_WRITES=batched
 DEBOUNCE_MS=30
 # How far apart the event log's countdown start and finish may be from the duration (issue 6).
 TOLERANCE=0.050
@@ -20,10 +29,10 @@ TOLERANCE=0.050
 RESUME_TOLERANCE=0.250
 failures=0
 
-begin() { echo; echo "--- SCENARIO $1 BEGIN: $2"; }
-pass() { echo "SCENARIO $1 PASS: $2"; }
-fail() { echo "SCENARIO $1 FAIL: $2"; failures=$((failures + 1)); }
-skip() { echo "SCENARIO $1 SKIP: $2"; }
+begin() { echo; echo "--- SCENARIO $1$TAG BEGIN: $2 [$ADAPTER, i2c-$BUS]"; }
+pass() { echo "SCENARIO $1$TAG PASS: $2"; }
+fail() { echo "SCENARIO $1$TAG FAIL: $2"; failures=$((failures + 1)); }
+skip() { echo "SCENARIO $1$TAG SKIP: $2"; }
 
 # --- helpers -----------------------------------------------------------------------------------
 
@@ -104,7 +113,7 @@ show_log() { echo "event log:"; sed 's/^/    /' "$1"; }
 
 # --- 1 -----------------------------------------------------------------------------------------
 scenario_1() {
-    begin 1 "check finds the simulated chip and lines by name, and the i2c-stub LCD (SMBus only)"
+    begin 1 "check finds the simulated chip and lines by name, and the LCD at 0x27"
     gpioinfo "$(sim_chip)"
     /usr/sbin/i2cdetect -y -r "$BUS"
     out=/tmp/check-auto.out
@@ -126,7 +135,7 @@ scenario_1() {
     elif ! grep -qi '0x27' "$out"; then
         fail 1 "check --address auto does not report the LCD at 0x27"
     elif [ "$status_pattern" != 0 ] || grep -q PROBLEM "$out_pattern"; then
-        fail 1 "check --test-pattern (SMBus writes to i2c-stub) exited with $status_pattern or reported a PROBLEM"
+        fail 1 "check --test-pattern (writes to the $ADAPTER adapter) exited with $status_pattern or reported a PROBLEM"
     else
         pass 1 "check: lines button and led on $(sim_chip), LCD at 0x27 on i2c-$BUS (auto and test pattern), exit 0"
     fi
@@ -174,10 +183,12 @@ scenario_2() {
         fail 2 "the countdown took $(difference "$started" "$finished") s, not 3 s within ${TOLERANCE} s"
     elif ! within "$accepted" "$finished" 3; then
         fail 2 "the press was accepted $(difference "$accepted" "$finished") s before the end, not 3 s within ${TOLERANCE} s"
+    elif [ "$(field "$log" started i2c_writes)" != "$I2C_WRITES" ]; then
+        fail 2 "the started line says i2c_writes=$(field "$log" started i2c_writes), not $I2C_WRITES on the $ADAPTER adapter"
     elif [ "$RUN_STATUS" != 0 ]; then
         fail 2 "run exited with $RUN_STATUS after SIGTERM"
     else
-        pass 2 "one countdown of $(difference "$started" "$finished") s from a bouncing press, $(count "$log" "press ignored") presses ignored, LED 0 then 1"
+        pass 2 "i2c_writes=$I2C_WRITES; one countdown of $(difference "$started" "$finished") s from a bouncing press, $(count "$log" "press ignored") presses ignored, LED 0 then 1"
     fi
 }
 
@@ -186,7 +197,8 @@ scenario_3() {
     begin 3 "the LCD vanishes mid-countdown and comes back: run goes on, the countdown ends on time, the LCD is re-initialised"
     # rmmod i2c-stub is refused while run holds /dev/i2c-N open (i2c-dev pins the adapter's
     # module), and i2c-stub has no device to unbind: the LCD vanishes through our stub's writable
-    # chip_addr instead (transfers to 0x27 fail with ENODEV, as after a pulled cable).
+    # chip_addr instead (transfers to 0x27 fail with ENODEV, as after a pulled cable). On i2c-plain
+    # the device stops acknowledging (EREMOTEIO, as on the Pi) through the module's `present`.
     log=/tmp/run3.log
     if ! start_run "$log" --duration 5; then
         show_log "$log"
@@ -200,12 +212,21 @@ scenario_3() {
     echo "$(now) LCD gone"
     # The next second's repaint fails: the display goes offline.
     wait_until 3 has "$log" "display offline"
-    # While it is away, make the stub's memory a witness of the next byte the program sends
-    # (hardware.sh): the marker has the backlight bit clear, every byte the program sends has it set.
+    # While it is away, make a witness of the next byte the program sends (hardware.sh).
+    # stub: the stub's memory; the marker has the backlight bit clear, every byte the program
+    # sends has it set. plain: the adapter's record, cleared: nothing is acknowledged while away.
     marker=0xf4
-    stub_fill_identity "$LCD_AWAY_ADDRESS" && stub_send "$LCD_AWAY_ADDRESS" "$marker"
-    witness_before=$(stub_receive "$LCD_AWAY_ADDRESS")
-    stub_send "$LCD_AWAY_ADDRESS" "$marker"
+    if [ "$ADAPTER" = plain ]; then
+        record_clear
+        expected_before=none
+        witness_before=$(record_last_byte)
+        : "${witness_before:=none}"
+    else
+        expected_before=$marker
+        stub_fill_identity "$LCD_AWAY_ADDRESS" && stub_send "$LCD_AWAY_ADDRESS" "$marker"
+        witness_before=$(stub_receive "$LCD_AWAY_ADDRESS")
+        stub_send "$LCD_AWAY_ADDRESS" "$marker"
+    fi
     sleep 0.8
     alive_while_gone=no
     running "$RUN_PID" && alive_while_gone=yes
@@ -213,7 +234,14 @@ scenario_3() {
     echo "$(now) LCD back"
     wait_until 8 has "$log" "countdown finished"
     wait_until 6 has "$log" "display online"
-    last_byte=$(stub_receive "$LCD_ADDRESS")
+    if [ "$ADAPTER" = plain ]; then
+        # Acknowledged only after the return (the record was cleared while the LCD was away).
+        last_byte=$(record_last_byte)
+        naks=$(record_dump | grep -c ' nak ')
+        echo "while away: $naks transfers not acknowledged (EREMOTEIO)"
+    else
+        last_byte=$(stub_receive "$LCD_ADDRESS")
+    fi
     alive_after=no
     running "$RUN_PID" && alive_after=yes
     stop_run
@@ -223,7 +251,7 @@ scenario_3() {
     offline=$(stamp "$log" "display offline")
     online=$(stamp "$log" "display online")
     echo "countdown started -> finished: $(difference "$started" "$finished") s; offline at $offline, online at $online"
-    echo "stub witness: $witness_before while away (the marker $marker), last byte sent after the return: $last_byte"
+    echo "witness: $witness_before while away (expected $expected_before), last byte sent after the return: $last_byte"
     if [ "$alive_while_gone" != yes ] || [ "$alive_after" != yes ]; then
         fail 3 "run did not keep running (while gone: $alive_while_gone, after: $alive_after)"
     elif [ -z "$offline" ]; then
@@ -232,16 +260,16 @@ scenario_3() {
         fail 3 "no 'display online' in the log after the LCD came back"
     elif ! awk -v a="$offline" -v b="$online" 'BEGIN { exit !(a < b) }'; then
         fail 3 "'display online' ($online) is not after 'display offline' ($offline)"
-    elif [ "$witness_before" != "$marker" ]; then
-        fail 3 "the i2c-stub witness does not work: read $witness_before after sending $marker"
-    elif [ "$last_byte" = "$marker" ] || [ $((last_byte & 0x08)) = 0 ]; then
-        fail 3 "the stub got no backpack byte (backlight bit 0x08 set) after it came back: its last byte is $last_byte"
+    elif [ "$witness_before" != "$expected_before" ]; then
+        fail 3 "the $ADAPTER witness does not work: read $witness_before, not $expected_before"
+    elif [ -z "$last_byte" ] || [ "$last_byte" = "$marker" ] || [ $((last_byte & 0x08)) = 0 ]; then
+        fail 3 "the LCD got no backpack byte (backlight bit 0x08 set) after it came back: its last byte is '$last_byte'"
     elif [ -z "$finished" ] || ! within "$started" "$finished" 5; then
         fail 3 "the countdown took $(difference "$started" "$finished") s, not 5 s within ${TOLERANCE} s"
     elif [ "$RUN_STATUS" != 0 ]; then
         fail 3 "run exited with $RUN_STATUS after SIGTERM"
     else
-        pass 3 "display offline at $offline, online at $online (last byte at the stub $last_byte); the 5 s countdown took $(difference "$started" "$finished") s"
+        pass 3 "display offline at $offline, online at $online (last byte at the LCD $last_byte); the 5 s countdown took $(difference "$started" "$finished") s"
     fi
 }
 
@@ -365,7 +393,7 @@ scenario_6() {
 # --- configuration-file runs (scenarios 7 and 8) ---------------------------------------------
 
 # write_config FILE COMMAND STATE_FILE: a JSON5 configuration naming the simulated hardware (the
-# gpio-sim lines by name, the i2c-stub bus with the address probed), a 3 s cooldown and COMMAND
+# gpio-sim lines by name, the adapter's bus with the address probed), a 3 s cooldown and COMMAND
 # (a JSON5 list of strings) as the send command, with VMTEST_TOKEN in its environment.
 COOLDOWN=3
 SEND_TOKEN=token-42
@@ -644,6 +672,8 @@ scenario_11() {
     begin 11 "run starts without its LCD at the fixed address: offline at start, the press works, the screen appears when the device is added"
     log=/tmp/run11.log
     lcd_vanish
+    # i2c-plain: from here on the record holds only what the LCD acknowledged after it appeared.
+    [ "$ADAPTER" = plain ] && record_clear
     if ! start_run "$log" --duration 3; then
         lcd_return
         show_log "$log"
@@ -659,12 +689,12 @@ scenario_11() {
     echo "$(now) LCD added"
     wait_until 8 has "$log" "display online"
     wait_until 5 has "$log" "countdown finished"
-    last_byte=$(stub_receive "$LCD_ADDRESS")
+    last_byte=$(lcd_last_byte)
     stop_run
     show_log "$log"
     display=$(field "$log" started display)
     online=$(stamp "$log" "display online")
-    echo "started display=$display; LED during the countdown: $led_during; online at $online; last byte at the stub: $last_byte"
+    echo "started display=$display; LED during the countdown: $led_during; online at $online; last byte at the LCD: $last_byte"
     if [ "$display" != offline ]; then
         fail 11 "the started line says display=$display, not offline"
     elif ! has "$log" "display offline"; then
@@ -673,8 +703,8 @@ scenario_11() {
         fail 11 "the press did not work while the display was offline (accepted: $(count "$log" "press accepted"), LED $led_during)"
     elif [ -z "$online" ]; then
         fail 11 "no 'display online' after the device was added"
-    elif [ $((last_byte & 0x08)) = 0 ]; then
-        fail 11 "the stub got no backpack byte (backlight bit 0x08 set) after it appeared: its last byte is $last_byte"
+    elif [ -z "$last_byte" ] || [ $((last_byte & 0x08)) = 0 ]; then
+        fail 11 "the LCD got no backpack byte (backlight bit 0x08 set) after it appeared: its last byte is '$last_byte'"
     elif [ "$RUN_STATUS" != 0 ]; then
         fail 11 "run exited with $RUN_STATUS after SIGTERM"
     else
@@ -723,4 +753,9 @@ scenario_7
 scenario_8
 scenario_11
 scenario_12
+if [ "$ADAPTER" = plain ]; then
+    # shellcheck source=glass.sh source-path=SCRIPTDIR disable=SC1091 # /vm/glass.sh in the guest
+    . /vm/glass.sh
+    scenario_glass
+fi
 exit "$failures"

@@ -1,0 +1,347 @@
+#!/bin/sh
+# shellcheck shell=sh
+# The systemd VM's scenarios (vm/systemd/host.sh makes the guest): run by vmtest.service as root
+# under systemd (Debian 12, /bin/sh is dash) once the system is up. They make the simulated
+# hardware (gpio-sim lines "button" and "led", the i2c-plain adapter with its recording "LCD" at
+# 0x27), install the .deb of scripts/package with dpkg (postinst: systemd-sysusers, udev trigger,
+# enable, start), and check the service as systemd runs it. Markers as in the busybox VM:
+#     --- SCENARIO systemd-<n> BEGIN: <what>
+#     SCENARIO systemd-<n> PASS|FAIL|SKIP: <what or why>
+#     VM-TEST DONE failures=<count>
+# then the verdict leaves through isa-debug-exit (port 0xf4).
+#
+# For the test only, a drop-in sets WatchdogSec=3s (the unit's 30 s would make the watchdog
+# scenario slow); it is in place before the package is installed, so the first start has it.
+# shellcheck disable=SC2317 # predicates are called through wait_until
+# shellcheck source=../hardware.sh disable=SC1091 # /vm/hardware.sh in the guest
+. /vm/hardware.sh
+# shellcheck disable=SC2034 # hardware.sh reads it
+ADAPTER=plain
+UNIT=resend-button.service
+SERVICE_USER=resend-button
+STATE_DIR=/var/lib/resend-button
+SENT_BY=$STATE_DIR/sent-by
+CONFIG=/etc/resend-button/config.json5
+COOLDOWN=40
+WATCHDOG_SEC=3
+TOLERANCE=0.050
+# The countdown across the watchdog restart (state file in wall-clock milliseconds, as scenario 6
+# of the busybox VM).
+RESUME_TOLERANCE=0.250
+failures=0
+
+begin() { echo; echo "--- SCENARIO systemd-$1 BEGIN: $2"; }
+pass() { echo "SCENARIO systemd-$1 PASS: $2"; }
+fail() { echo "SCENARIO systemd-$1 FAIL: $2"; failures=$((failures + 1)); }
+
+leave() {
+    echo "VM-TEST DONE failures=$failures"
+    # shellcheck disable=SC2059 # the format is the octal escape of the byte to write
+    printf "\\$(printf '%03o' "$1")" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+    systemctl poweroff --force --force
+}
+
+now() { cut -d' ' -f1 /proc/uptime; }
+# wait_until SECONDS COMMAND...: polls COMMAND every 100 ms; false when it never succeeded.
+wait_until() {
+    limit=$(awk -v now="$(now)" -v s="$1" 'BEGIN { print now + s }')
+    shift
+    while ! "$@"; do
+        if awk -v now="$(now)" -v limit="$limit" 'BEGIN { exit !(now > limit) }'; then return 1; fi
+        sleep 0.1
+    done
+}
+# sleep_until UPTIME: sleeps until /proc/uptime reaches UPTIME.
+sleep_until() { sleep "$(awk -v now="$(now)" -v t="$1" 'BEGIN { d = t - now; printf "%.2f", (d > 0 ? d : 0) }')"; }
+difference() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+
+property() { systemctl show -p "$1" --value "$UNIT"; }
+active() { [ "$(property ActiveState)" = active ]; }
+restarted() { [ "$(property NRestarts)" = "$1" ] && active; }
+# journal: the program's own lines (its stderr; systemd's lines about the unit are left out).
+journal() { journalctl -q -t resend-button -o cat --no-pager; }
+# journal_has WORDS: the program's event line with WORDS ("<s> WORDS ...") is in the journal.
+journal_has() { journal | grep -q "^[0-9.]* $1\\( \\|\$\\)"; }
+show_journal() { echo "journalctl -u $UNIT:"; journal | sed 's/^/    /'; }
+
+press() { sim_pull "$BUTTON_OFFSET" pull-down; }
+release() { sim_pull "$BUTTON_OFFSET" pull-up; }
+clean_press() { press; sleep 0.2; release; }
+
+# glass OUT: the plain adapter's record decoded (hd44780-decode) into OUT, shown on the console.
+# The record is cleared once, before the package is installed: the emulator must see the init.
+glass() {
+    record_dump | hd44780-decode --address "$LCD_ADDRESS" >"$1" 2>&1
+    echo "glass (hd44780-decode of the i2c-plain record):"
+    sed 's/^/    /' "$1"
+}
+# labels GLASS: "<time> <row 2>" per decoded transaction.
+labels() { awk '/ tx=[0-9]* wire=/ { split(substr($0, index($0, "|")), r, "|"); l = r[3]; sub(/ +$/, "", l); print $1, l }' "$1"; }
+# frame_time GLASS LABEL: the time of the first transaction that shows LABEL on row 2.
+frame_time() { labels "$1" | awk -v l="$2" 'substr($0, index($0, " ") + 1) == l { print $1; exit }'; }
+last_top() { awk '/ tx=[0-9]* wire=/ { split(substr($0, index($0, "|")), r, "|"); t = r[2]; sub(/ +$/, "", t) } END { print t }' "$1"; }
+violations() { sed -n 's/.* violations=\([0-9]*\)$/\1/p' "$1"; }
+
+# ticks GLASS FROM START UNTIL TOLERANCE: checks the labels after time FROM against a countdown
+# of COOLDOWN s that started at START, up to UNTIL: each transaction shows the label due at its
+# time ("Resend (NN)" with NN the seconds left rounded up, "Resend" at the end), each label at
+# most once. Prints "ok <count> <worst error>" or "bad <what>".
+ticks() {
+    labels "$1" | awk -v from="$2" -v start="$3" -v until="$4" -v tol="$5" -v cooldown="$COOLDOWN" '
+        function abs(x) { return x < 0 ? -x : x }
+        $1 + 0 <= from + 0 || $1 + 0 > until + 0 { next }
+        {
+            label = substr($0, index($0, " ") + 1)
+            if (label == "" || label == $1) next  # a blank row 2: the init after a restart
+            if (label == "Resend") n = 0
+            else if (label ~ /^Resend \([0-9][0-9]\)$/) n = substr(label, 9, 2) + 0
+            else { print "bad transaction at " $1 " shows \"" label "\" (not a countdown label)"; bad = 1; exit }
+            if (n in seen) { print "bad \"" label "\" in two transactions (" seen[n] ", " $1 ")"; bad = 1; exit }
+            seen[n] = $1
+            left = cooldown - ($1 - start)
+            # The first label after a restart may come any time within its second; a tick comes at it.
+            e = (count == 0 && n > 0) ? ((left > n - 1 - tol && left <= n + tol) ? 0 : left - n) : (n - left)
+            if (abs(e) > abs(worst)) worst = e
+            if (abs(e) > tol) { printf "bad \"%s\" at %s, %.3f s after the start: %+.3f s off\n", label, $1, $1 - start, e; bad = 1; exit }
+            if (count > 0 && n != previous - 1) { print "bad \"" label "\" after \"Resend (" previous ")\": a frame is missing or extra"; bad = 1; exit }
+            previous = n; count++
+        }
+        END { if (!bad) printf "ok %d %+.3f\n", count, worst }'
+}
+
+# --- setup -------------------------------------------------------------------------------------
+echo "VM-TEST BOOTED kernel=$(uname -r) variant=systemd init=$(cat /proc/1/comm) systemd=$(systemctl --version | head -n 1 | cut -d' ' -f2) uptime=$(cut -d' ' -f1 /proc/uptime)"
+setup_failed() {
+    echo "VM-TEST SETUP FAILED: $*"
+    failures=$((failures + 1))
+    leave 1
+}
+modprobe configfs || setup_failed "modprobe configfs"
+grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs configfs /sys/kernel/config || setup_failed "mount configfs"
+modprobe gpio-sim || setup_failed "modprobe gpio-sim"
+modprobe i2c-dev || setup_failed "modprobe i2c-dev"
+grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug || setup_failed "mount debugfs"
+modprobe i2c-plain address="$LCD_ADDRESS" || setup_failed "modprobe i2c-plain"
+make_gpio_sim || setup_failed "gpio-sim lines"
+release
+BUS=$(plain_bus)
+[ -n "$BUS" ] || setup_failed "no i2c-plain adapter"
+wait_until 10 test -e "/dev/i2c-$BUS" || setup_failed "no /dev/i2c-$BUS"
+CHIP=$(sim_chip)
+wait_until 10 test -e "/dev/$CHIP" || setup_failed "no /dev/$CHIP"
+udevadm settle
+
+mkdir -p /etc/resend-button "/etc/systemd/system/$UNIT.d"
+# shellcheck disable=SC2016 # $(id -un) is the command's
+cat >"$CONFIG" <<EOF
+// vm-test (systemd VM): the simulated hardware
+{
+  button: { line: "button", debounceMs: 30 },
+  led: { line: "led" },
+  lcd: { bus: $BUS, address: $LCD_ADDRESS },
+  cooldown: { seconds: $COOLDOWN },
+  send: { command: ["/bin/sh", "-c", "id -un > $SENT_BY"], timeoutSeconds: 5 },
+  stateFile: "$STATE_DIR/state.json",
+}
+EOF
+printf '# vm-test only: a short watchdog for the watchdog scenario\n[Service]\nWatchdogSec=%ss\n' "$WATCHDOG_SEC" \
+    >"/etc/systemd/system/$UNIT.d/vmtest-watchdog.conf"
+record_clear
+
+# --- 1 -----------------------------------------------------------------------------------------
+begin 1 "dpkg -i: postinst makes the user (sysusers), gives the devices to gpio and i2c (udev), enables and starts the service; it reaches READY in its sandbox"
+DEBIAN_FRONTEND=noninteractive dpkg -i --force-confold /vm/resend-button.deb </dev/null >/tmp/dpkg.out 2>&1
+dpkg_status=$?
+cat /tmp/dpkg.out
+echo "dpkg -i -> $dpkg_status"
+wait_until 30 active
+id "$SERVICE_USER"
+ls -l "/dev/$CHIP" "/dev/i2c-$BUS"
+systemctl status --no-pager "$UNIT" 2>&1 | head -n 20
+main=$(property MainPID)
+status_text=$(property StatusText)
+user=$(ps -o user= -p "$main" | tr -d ' ')
+started=$(journal | grep -m 1 '^[0-9.]* started ')
+glass /tmp/s1.glass
+echo "MainPID $main runs as '$user'; StatusText '$status_text'; started line: $started"
+if [ "$dpkg_status" != 0 ]; then
+    fail 1 "dpkg -i exited with $dpkg_status"
+elif [ "$(systemctl is-enabled "$UNIT")" != enabled ]; then
+    fail 1 "the unit is $(systemctl is-enabled "$UNIT") after dpkg -i, not enabled"
+elif ! active; then
+    fail 1 "the service is $(property ActiveState)/$(property SubState) 30 s after dpkg -i, not active (Type=notify: READY=1)"
+elif ! id -nG "$SERVICE_USER" | tr ' ' '\n' | grep -qx gpio || ! id -nG "$SERVICE_USER" | tr ' ' '\n' | grep -qx i2c; then
+    fail 1 "the user $SERVICE_USER is in '$(id -nG "$SERVICE_USER")', not in gpio and i2c"
+elif [ "$(stat -c %G "/dev/$CHIP")" != gpio ] || [ "$(stat -c %G "/dev/i2c-$BUS")" != i2c ]; then
+    fail 1 "/dev/$CHIP is group $(stat -c %G "/dev/$CHIP") and /dev/i2c-$BUS $(stat -c %G "/dev/i2c-$BUS"), not gpio and i2c (udev rules)"
+elif [ "$user" != "$SERVICE_USER" ]; then
+    fail 1 "the main process runs as '$user', not $SERVICE_USER"
+elif [ -z "$status_text" ]; then
+    fail 1 "no StatusText (the READY=1 datagram's STATUS=)"
+elif ! echo "$started" | grep -q ' i2c_writes=batched'; then
+    fail 1 "the started line does not say i2c_writes=batched: '$started'"
+elif [ "$(last_top /tmp/s1.glass)" != Verification ] || [ "$(frame_time /tmp/s1.glass "Send code")" = "" ]; then
+    fail 1 "the glass does not show Verification / Send code after the start"
+elif [ "$(violations /tmp/s1.glass)" != 0 ]; then
+    fail 1 "the HD44780 emulator saw $(violations /tmp/s1.glass) protocol violations"
+else
+    pass 1 "installed, enabled, active (READY) as $SERVICE_USER with StatusText '$status_text'; i2c_writes=batched; the glass shows Verification / Send code"
+fi
+
+# --- 2 -----------------------------------------------------------------------------------------
+begin 2 "systemd-analyze security of the installed unit: 1.5 or better (the offline rating of board/raspberry-pi)"
+systemd-analyze security --no-pager "$UNIT" >/tmp/security.txt 2>&1
+security_status=$?
+tail -n 3 /tmp/security.txt
+exposure=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' /tmp/security.txt)
+if [ -z "$exposure" ]; then
+    cat /tmp/security.txt
+    fail 2 "systemd-analyze security gave no exposure level (exit $security_status)"
+elif ! awk -v e="$exposure" 'BEGIN { exit !(e <= 1.5) }'; then
+    cat /tmp/security.txt
+    fail 2 "exposure $exposure, worse than 1.5"
+else
+    pass 2 "exposure $exposure of the unit as systemd loaded it (drop-in included)"
+fi
+
+# --- 3 and 4 -----------------------------------------------------------------------------------
+begin 3 "a press counts down on the glass: Resend ($COOLDOWN), ($((COOLDOWN - 1))), ... one transaction each, on their seconds after the accepted press"
+rm -f "$SENT_BY"
+clean_press
+wait_until 5 test -s "$SENT_BY"
+sleep 4.2
+glass /tmp/s3.glass
+press_frame=$(frame_time /tmp/s3.glass "Resend ($COOLDOWN)")
+# The cooldown counts from the accepted press (the send command runs inside it).
+start=$(journal | grep -m 1 '^[0-9.]* press accepted' | cut -d' ' -f1)
+verdict=$(ticks /tmp/s3.glass "$press_frame" "$start" "$(now)" "$TOLERANCE")
+echo "press accepted at $start, the Resend ($COOLDOWN) frame at $press_frame; ticks: $verdict"
+if [ -z "$press_frame" ] || [ -z "$start" ]; then
+    show_journal
+    fail 3 "no transaction showed Resend ($COOLDOWN) after the press"
+elif [ "${verdict%% *}" != ok ]; then
+    fail 3 "${verdict#bad }"
+elif [ "$(echo "$verdict" | cut -d' ' -f2)" -lt 4 ]; then
+    fail 3 "only $(echo "$verdict" | cut -d' ' -f2) labels in 4 s after the accepted press"
+elif [ "$(violations /tmp/s3.glass)" != 0 ]; then
+    fail 3 "the HD44780 emulator saw $(violations /tmp/s3.glass) protocol violations"
+else
+    pass 3 "Resend ($COOLDOWN) $(difference "$start" "$press_frame") s after 'press accepted', then $(echo "$verdict" | cut -d' ' -f2) ticks, one transaction each, worst $(echo "$verdict" | cut -d' ' -f3) s from their seconds"
+fi
+
+begin 4 "the send command runs as the service user (it wrote \`id -un\` to $SENT_BY)"
+sent_by=$(cat "$SENT_BY" 2>/dev/null)
+outcome=$(journal | grep -m 1 '^[0-9.]* send finished')
+echo "$SENT_BY: '$sent_by'; $outcome"
+ls -l "$STATE_DIR"
+if [ "$sent_by" != "$SERVICE_USER" ]; then
+    fail 4 "the command ran as '$sent_by', not $SERVICE_USER"
+elif ! echo "$outcome" | grep -q ' result=ok '; then
+    fail 4 "the send did not finish ok: '$outcome'"
+else
+    pass 4 "id -un in the command: $sent_by; $outcome"
+fi
+
+# --- 5 -----------------------------------------------------------------------------------------
+begin 5 "SIGSTOP mid-countdown: the watchdog (WatchdogSec=${WATCHDOG_SEC}s, test drop-in) kills the loop, systemd restarts it, the countdown resumes from the state file and ends on time"
+old_main=$(property MainPID)
+kill -STOP "$old_main"
+stopped_at=$(now)
+echo "$stopped_at SIGSTOP to $old_main"
+wait_until 25 restarted 1
+restarted_at=$(now)
+new_main=$(property MainPID)
+echo "$restarted_at NRestarts=$(property NRestarts) MainPID=$new_main ($(property ActiveState))"
+sleep_until "$(awk -v s="$start" -v c="$COOLDOWN" 'BEGIN { print s + c + 1.5 }')"
+glass /tmp/s5.glass
+journalctl -q -u "$UNIT" --no-pager | grep -i 'watchdog\|main process\|restart\|resumed\|countdown finished' | sed 's/^/    /'
+journal_watchdog=$(journalctl -q -u "$UNIT" --no-pager | grep -c 'Watchdog timeout')
+resumed=$(journal | grep -m 1 '^[0-9.]* countdown resumed')
+finished=$(frame_time /tmp/s5.glass Resend)
+verdict=$(ticks /tmp/s5.glass "$restarted_at" "$start" "$(now)" "$RESUME_TOLERANCE")
+echo "SIGSTOP at $stopped_at, active again at $restarted_at; '$resumed'; labels after the restart: $verdict; Resend at $finished ($(difference "$start" "$finished") s after the accepted press)"
+if [ "$(property NRestarts)" != 1 ] || ! active; then
+    show_journal
+    fail 5 "NRestarts=$(property NRestarts), $(property ActiveState) 25 s after SIGSTOP, not 1 and active"
+elif [ "$new_main" = "$old_main" ]; then
+    fail 5 "the main process is still $old_main"
+elif [ "$journal_watchdog" -lt 1 ]; then
+    show_journal
+    fail 5 "no 'Watchdog timeout' from systemd in the journal"
+elif [ -z "$resumed" ]; then
+    show_journal
+    fail 5 "the restarted service logged no 'countdown resumed'"
+elif [ "${verdict%% *}" != ok ]; then
+    fail 5 "after the restart: ${verdict#bad }"
+elif [ -z "$finished" ] || ! awk -v d="$(difference "$start" "$finished")" -v c="$COOLDOWN" -v t="$RESUME_TOLERANCE" 'BEGIN { e = d - c; exit !(e <= t && -e <= t) }'; then
+    fail 5 "Resend came $(difference "$start" "$finished") s after the accepted press, not $COOLDOWN s within $RESUME_TOLERANCE s"
+elif [ "$(violations /tmp/s5.glass)" != 0 ]; then
+    fail 5 "the HD44780 emulator saw $(violations /tmp/s5.glass) protocol violations"
+else
+    pass 5 "'Watchdog timeout' in the journal, active again (NRestarts=1) $(difference "$stopped_at" "$restarted_at") s after SIGSTOP, '${resumed#* }', $(echo "$verdict" | cut -d' ' -f2) labels after it on their seconds, Resend $(difference "$start" "$finished") s after the accepted press"
+fi
+
+# --- 6 -----------------------------------------------------------------------------------------
+begin 6 "journald has the program's event lines"
+missing=""
+for words in started "press accepted" "send started" "send finished" "countdown started" "countdown resumed" "countdown finished"; do
+    journal_has "$words" || missing="$missing '$words'"
+done
+if [ -n "$missing" ]; then
+    show_journal
+    fail 6 "not in journalctl -t resend-button:$missing"
+else
+    pass 6 "journalctl -t resend-button has started, press accepted, send started/finished, countdown started/resumed/finished ($(journal | wc -l) lines)"
+fi
+
+# --- 7 -----------------------------------------------------------------------------------------
+begin 7 "systemctl stop: STOPPING, the stopped screen, exit 0, inactive"
+systemctl stop "$UNIT"
+stop_status=$?
+glass /tmp/s7.glass
+state=$(property ActiveState)
+result=$(property Result)
+exit_status=$(property ExecMainStatus)
+echo "systemctl stop -> $stop_status; $state, Result=$result, ExecMainStatus=$exit_status"
+if [ "$stop_status" != 0 ] || [ "$state" != inactive ] || [ "$result" != success ] || [ "$exit_status" != 0 ]; then
+    show_journal
+    fail 7 "systemctl stop -> $stop_status, $state, Result=$result, ExecMainStatus=$exit_status; not 0, inactive, success, 0"
+elif [ "$(last_top /tmp/s7.glass)" != Stopped ]; then
+    fail 7 "the glass shows '$(last_top /tmp/s7.glass)' after the stop, not Stopped"
+elif ! journal_has stopped; then
+    fail 7 "no 'stopped' event line in the journal"
+else
+    pass 7 "inactive, Result=success, exit 0; the glass shows Stopped"
+fi
+
+# --- 8 -----------------------------------------------------------------------------------------
+begin 8 "a configuration error: exit 78, not restarted (RestartPreventExitStatus)"
+cp "$CONFIG" /tmp/config.good
+sed -i "s/seconds: $COOLDOWN/seconds: \"soon\"/" "$CONFIG"
+grep seconds "$CONFIG"
+systemctl start "$UNIT"
+start_status=$?
+restarts_before=$(property NRestarts)
+# Longer than RestartSec (5 s): a restart would have happened.
+sleep 7
+state=$(property ActiveState)
+exit_status=$(property ExecMainStatus)
+restarts=$(property NRestarts)
+message=$(journal | grep -v '^[0-9.]* ' | tail -n 1)
+echo "systemctl start -> $start_status; $state, ExecMainStatus=$exit_status, NRestarts=$restarts; the program said: $message"
+if [ "$start_status" = 0 ]; then
+    fail 8 "systemctl start succeeded with a broken configuration"
+elif [ "$exit_status" != 78 ]; then
+    show_journal
+    fail 8 "the program exited with $exit_status, not 78"
+elif [ "$state" != failed ] || [ "$restarts" != "$restarts_before" ]; then
+    fail 8 "$state with NRestarts=$restarts 7 s after the failure (NRestarts=$restarts_before at it), not failed and unchanged"
+elif ! echo "$message" | grep -q 'seconds'; then
+    show_journal
+    fail 8 "the journal's last message does not name the key: '$message'"
+else
+    pass 8 "exit 78, failed, NRestarts=$restarts unchanged after 7 s; journal: $message"
+fi
+cp /tmp/config.good "$CONFIG"
+
+if [ "$failures" -eq 0 ]; then leave 0; else leave 1; fi
