@@ -87,6 +87,20 @@ func fuzzState(_ bytes: [UInt8]) {
             }
         }
     }
+    // The keypad's entry object: resumed at any wall time, never a lockout longer than configured.
+    guard let entry = state.entry else { return }
+    var limited = EntryConfig()
+    limited.lockouts = [.seconds(86_400)]
+    for config in [EntryConfig(), limited] {
+        for wallNow in wallTimes {
+            for monotonicNow in instants {
+                let snapshot = entry.resumed(monotonicNow: monotonicNow, wallNow: wallNow, config: config)
+                precondition(snapshot.lockoutSeconds <= config.longestLockoutSeconds, "state: resumed a lockout longer than the config allows")
+                precondition(snapshot.failures < (config.maxAttempts ?? 1), "state: resumed more wrong codes than allowed")
+                _ = PersistedState(entry: PersistedEntryState(snapshot, monotonicNow: monotonicNow, wallNow: wallNow)).encoded()
+            }
+        }
+    }
 }
 
 /// The command line: arguments split from the input at NUL bytes, parsed as `runCommandLine`

@@ -126,6 +126,10 @@ int rb_open_pseudo_terminal(int *controller, int *terminal) {
 }
 
 int rb_spawn(char *const argv[], char *const envp[], int output_fd, int *pid) {
+    return rb_spawn_with_input(argv, envp, -1, output_fd, pid);
+}
+
+int rb_spawn_with_input(char *const argv[], char *const envp[], int input_fd, int output_fd, int *pid) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     int error = posix_spawn_file_actions_init(&actions);
@@ -144,7 +148,10 @@ int rb_spawn(char *const argv[], char *const envp[], int output_fd, int *pid) {
     sigemptyset(&defaults);
     int reset[] = {SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGCHLD};
     for (unsigned i = 0; i < sizeof reset / sizeof reset[0]; i++) sigaddset(&defaults, reset[i]);
-    if (error == 0) error = posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    if (error == 0) {
+        error = input_fd < 0 ? posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+                             : posix_spawn_file_actions_adddup2(&actions, input_fd, STDIN_FILENO);
+    }
     if (error == 0) error = posix_spawn_file_actions_adddup2(&actions, output_fd, STDOUT_FILENO);
     if (error == 0) error = posix_spawn_file_actions_adddup2(&actions, output_fd, STDERR_FILENO);
     if (error == 0) error = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
@@ -160,6 +167,37 @@ int rb_spawn(char *const argv[], char *const envp[], int output_fd, int *pid) {
         return -1;
     }
     *pid = (int)child;
+    return 0;
+}
+
+int rb_input_pipe(const uint8_t *bytes, size_t count, int *read_fd) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+    // A pipe holds at least PIPE_BUF (4096) bytes (pipe(7)): a short input fits at once and the
+    // non-blocking write end can never stall the caller.
+    size_t written = 0;
+    while (written < count) {
+        ssize_t n = write(fds[1], bytes + written, count - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            int saved = n < 0 ? errno : EAGAIN;
+            close(fds[0]);
+            close(fds[1]);
+            errno = saved;
+            return -1;
+        }
+        written += (size_t)n;
+    }
+    close(fds[1]);
+    // The child needs a blocking standard input (a reader must not see EAGAIN).
+    int flags = fcntl(fds[0], F_GETFL);
+    if (flags < 0 || fcntl(fds[0], F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        int saved = errno;
+        close(fds[0]);
+        errno = saved;
+        return -1;
+    }
+    *read_fd = fds[0];
     return 0;
 }
 

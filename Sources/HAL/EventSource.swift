@@ -13,6 +13,13 @@ public enum LoopInput: Hashable, Sendable {
     case stop
     /// A send command ended (its process was reaped); see `CommandRunner`.
     case sendFinished(SendOutcome)
+    /// A key changed (raw, not yet debounced): from a keypad backend (GPIO matrix, evdev) or the
+    /// single button reported as `Key.button`. Loops without a keypad take only `Key.button`.
+    case key(KeyEvent)
+    /// The verify command ended (its process was reaped): the outcome of the check whose
+    /// `sequence` it names. Exit 0 accepted, 1 rejected, anything else an error (the keypad loop
+    /// decides; see `VerifyResult`). Never carries the code.
+    case verifyFinished(SendOutcome)
 }
 
 /// The one blocking call of the event loop: wait for inputs or a deadline.

@@ -12,7 +12,8 @@ import HAL
 ///   - `RESEND_PRESS_TIME`: the press on the wall clock, ISO 8601 UTC with milliseconds
 ///     ("2024-06-10T12:34:56.789Z");
 ///   - `RESEND_PRESS_UNIX_MS`: the same as Unix milliseconds.
-///   Standard input is /dev/null; standard output and standard error go, interleaved, into one
+///   Standard input is /dev/null (for the verify command, `start(sequence:input:now:)`, a pipe
+///   holding the code and then end of file); standard output and standard error go, interleaved, into one
 ///   pipe; the first `outputLimit` bytes are kept for the log, the rest counted and dropped. The
 ///   pipe is always drained, so a chatty command never blocks on a full pipe.
 /// - It runs in a process group of its own, and nothing it starts there outlives it: at `timeout`
@@ -45,6 +46,13 @@ public final class ProcessRunner: CommandRunner {
         /// Variables added to (or replacing in) the inherited environment, before the RESEND_*
         /// ones, which always win.
         public var environment: [String: String]
+        /// What the command is for: its outcomes arrive as `.sendFinished` or `.verifyFinished`.
+        public var purpose: Purpose
+
+        public enum Purpose: Hashable, Sendable {
+            case send
+            case verify
+        }
 
         /// SIGKILL follows SIGTERM after 2 s unless configured otherwise.
         public static let defaultKillGrace = TimeSpan.seconds(2)
@@ -52,7 +60,7 @@ public final class ProcessRunner: CommandRunner {
         public static let defaultOutputLimit = 4096
 
         public init(arguments: [String], timeout: TimeSpan, killGrace: TimeSpan = defaultKillGrace, outputLimit: Int = defaultOutputLimit,
-                    environment: [String: String] = [:]) {
+                    environment: [String: String] = [:], purpose: Purpose = .send) {
             precondition(!arguments.isEmpty, "ProcessRunner: the command needs at least a program")
             precondition(timeout > .zero && killGrace >= .zero && outputLimit >= 0, "ProcessRunner: invalid limits")
             self.arguments = arguments
@@ -60,6 +68,7 @@ public final class ProcessRunner: CommandRunner {
             self.killGrace = killGrace
             self.outputLimit = outputLimit
             self.environment = environment
+            self.purpose = purpose
         }
     }
 
@@ -147,23 +156,54 @@ public final class ProcessRunner: CommandRunner {
     /// Starts the command for `request`; nil when it runs (its outcome comes later), the outcome at
     /// once when it could not start.
     public func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
+        spawn(sequence: request.sequence, environment: Self.environment(for: request, extra: configuration.environment), input: nil)
+    }
+
+    /// Starts the command (the verify command) for check `sequence` with `input` on its standard
+    /// input, followed by end of file, and overwrites `input` with zeros before returning, whether
+    /// it started or not. `input` goes nowhere else: not into argv, the environment (this
+    /// program's, plus `environment` of the configuration, without the RESEND_* variables) or the
+    /// outcome. At most `maximumInput` bytes (a code is far shorter). Like `start(_:now:)`: nil
+    /// when it runs, the outcome at once when it could not start.
+    public func start(sequence: Int, input: inout [UInt8], now: Instant) -> SendOutcome? {
+        precondition(input.count <= Self.maximumInput, "ProcessRunner: the input is longer than a pipe takes at once")
+        defer { for index in input.indices { input[index] = 0 } }
+        return spawn(sequence: sequence, environment: Self.environment(extra: configuration.environment), input: input)
+    }
+
+    /// The longest standard input `start(sequence:input:now:)` takes: PIPE_BUF, what a pipe holds
+    /// at once (pipe(7)), so writing it never blocks.
+    public static let maximumInput = 4096
+
+    private func spawn(sequence: Int, environment: [String], input: [UInt8]?) -> SendOutcome? {
         func failure(_ reason: String, _ errno: Int32) -> SendOutcome {
-            SendOutcome(sequence: request.sequence, ending: .couldNotStart(reason: reason, errno: errno), duration: .zero)
+            SendOutcome(sequence: sequence, ending: .couldNotStart(reason: reason, errno: errno), duration: .zero)
         }
+        var inputFD: Int32 = -1
+        if let input {
+            do throws(HALError) {
+                _ = try Syscall.run("pipe for the command's standard input") {
+                    input.withUnsafeBufferPointer { rb_input_pipe($0.baseAddress, $0.count, &inputFD) }
+                }
+            } catch {
+                return failure("\(error.operation): \(describe(error))", error.errno)
+            }
+        }
+        defer { if inputFD >= 0 { _ = close(inputFD) } }  // the child holds its copy
         var readFD: Int32 = -1
         var writeFD: Int32 = -1
         do throws(HALError) {
-            _ = try Syscall.run("pipe for the send command's output") { rb_output_pipe(&readFD, &writeFD) }
+            _ = try Syscall.run("pipe for the command's output") { rb_output_pipe(&readFD, &writeFD) }
         } catch {
             return failure("\(error.operation): \(describe(error))", error.errno)
         }
-        let environment = Self.environment(for: request, extra: configuration.environment)
         let started = clock.now()
         var pid: Int32 = 0
         let program = configuration.arguments[0]
+        let stdinFD = inputFD
         let spawned = withCStrings(configuration.arguments) { argv in
             withCStrings(environment) { envp in
-                Syscall.result { rb_spawn(argv, envp, writeFD, &pid) }
+                Syscall.result { rb_spawn_with_input(argv, envp, stdinFD, writeFD, &pid) }
             }
         }
         _ = close(writeFD)  // the child holds its copy; ours must go so EOF can come
@@ -185,7 +225,7 @@ public final class ProcessRunner: CommandRunner {
             return failure("\(error.operation): \(describe(error))", error.errno)
         }
         children.append(Child(
-            sequence: request.sequence, pid: pid, pidFD: pidFD, outputFD: readFD, started: started,
+            sequence: sequence, pid: pid, pidFD: pidFD, outputFD: readFD, started: started,
             terminateAt: started + configuration.timeout))
         return nil
     }
@@ -216,7 +256,8 @@ public final class ProcessRunner: CommandRunner {
     }
 
     /// Handles readiness of `pollDescriptor`: drains output pipes and reaps ended commands.
-    /// Never blocks. Returns `.sendFinished` for each command that ended.
+    /// Never blocks. Returns `.sendFinished` (`.verifyFinished` for `Purpose.verify`) for each
+    /// command that ended.
     public func collect() throws(HALError) -> [LoopInput] {
         var ready = [Int32](repeating: -1, count: 16)
         let epoll = pollDescriptor
@@ -246,9 +287,10 @@ public final class ProcessRunner: CommandRunner {
             } else {
                 ending = .exited(code: value)
             }
-            inputs.insert(.sendFinished(SendOutcome(
+            let outcome = SendOutcome(
                 sequence: child.sequence, ending: ending, duration: clock.now() - child.started, output: child.output,
-                droppedOutputBytes: child.dropped)), at: 0)
+                droppedOutputBytes: child.dropped)
+            inputs.insert(configuration.purpose == .send ? .sendFinished(outcome) : .verifyFinished(outcome), at: 0)
         }
         return inputs
     }
@@ -340,12 +382,16 @@ public final class ProcessRunner: CommandRunner {
     /// This program's environment with `extra` (the configuration's `send.environment`, sorted by
     /// name) and then the RESEND_* variables for `request` set over it.
     static func environment(for request: SendRequest, extra: [String: String] = [:]) -> [String] {
-        let resend: [(String, String)] = [
+        environment(extra: extra, resend: [
             ("RESEND_ATTEMPT", String(request.attempt)),
             ("RESEND_COOLDOWN_SECONDS", String(request.cooldownSeconds)),
             ("RESEND_PRESS_TIME", iso8601(request.pressTime)),
             ("RESEND_PRESS_UNIX_MS", String(request.pressTime.millisecondsSinceEpoch)),
-        ]
+        ])
+    }
+
+    /// This program's environment with `extra` (sorted by name) and then `resend` set over it.
+    static func environment(extra: [String: String], resend: [(String, String)] = []) -> [String] {
         let ours = extra.filter { name, _ in !resend.contains { $0.0 == name } }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } + resend
         var result: [String] = []
         if var entry = rb_environ() {

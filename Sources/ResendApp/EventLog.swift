@@ -160,7 +160,77 @@ public func logRecord(for event: LoopEvent, at now: Instant) -> LogRecord? {
         return LogRecord("button read failed", [.string("op", error.operation), .string("error", describe(error))])
     case .edge, .debounced, .led:
         return nil
+    case .entry(let event):
+        return entryRecord(event)
+    case .verifyEnded(let ending, let duration):
+        return verifyRecord(ending, duration: duration)
+    case .output(let active):
+        return LogRecord(active ? "output active" : "output inactive")
+    case .outputFailed(let error):
+        return LogRecord("output failed", [.string("op", error.operation), .string("error", describe(error))])
     }
+}
+
+/// The code-entry flow's events: lengths and outcomes, never a digit. Per-key events (a digit
+/// typed, deleted, a key ignored) are not logged: their timing alone would tell an observer of the
+/// log how long the code is while it is typed.
+private func entryRecord(_ event: EntryEvent) -> LogRecord? {
+    switch event {
+    case .opened(let validUntil):
+        return LogRecord("entry opened", [.int("valid", validUntil == nil ? 0 : 1)])
+    case .digitEntered, .fieldFull, .deleted, .keyIgnored:
+        return nil
+    case .cleared(let reason, _):
+        return LogRecord("entry cleared", [.string("reason", reason == .held ? "held" : "timeout")])
+    case .tooShort(let length):
+        return LogRecord("code too short", [.int("length", length)])
+    case .submitted(let length, let sequence):
+        return LogRecord("code submitted", [.int("length", length), .int("check", sequence)])
+    case .verified(let result, let sequence):
+        let name: String
+        switch result {
+        case .accepted: name = "accepted"
+        case .rejected: name = "rejected"
+        case .failed: name = "failed"
+        case .timedOut: name = "timeout"
+        }
+        return LogRecord("code checked", [.string("result", name), .int("check", sequence)])
+    case .staleVerify(let sequence):
+        return LogRecord("check answer ignored", [.int("check", sequence)])
+    case .rejected(let attemptsLeft):
+        return LogRecord("code rejected", attemptsLeft.map { [.int("attempts_left", $0)] } ?? [])
+    case .lockoutStarted(_, let seconds, let round):
+        return LogRecord("entry lockout started", [.int("seconds", seconds), .int("round", round)])
+    case .lockoutResumed(_, let secondsLeft):
+        return LogRecord("entry lockout resumed", [.int("seconds_left", secondsLeft)])
+    case .lockoutFinished:
+        return LogRecord("entry lockout finished")
+    case .expired:
+        return LogRecord("code expired")
+    case .finished:
+        return LogRecord("entry finished")
+    case .outputPulsed, .outputReleased, .stopped:
+        return nil  // `output active`/`output inactive` and the controller's `stopped` say it
+    }
+}
+
+/// `verify finished result=accepted exit=0 ms=80`, `result=rejected exit=1`, `result=failed exit=3`
+/// or `signal=9`, `result=timeout after_ms=5000 killed=0`, `result=not_started reason="..."`. The
+/// command's output is not logged: it might echo the code.
+func verifyRecord(_ ending: SendOutcome.Ending, duration: TimeSpan) -> LogRecord {
+    var fields: [LogField]
+    switch ending {
+    case .exited(let code):
+        fields = [.string("result", code == 0 ? "accepted" : (code == 1 ? "rejected" : "failed")), .int("exit", Int(code))]
+    case .signalled(let signal):
+        fields = [.string("result", "failed"), .int("signal", Int(signal))]
+    case .timedOut(let limit, let killed):
+        fields = [.string("result", "timeout"), LogField("after_ms", .int(limit.milliseconds)), .int("killed", killed ? 1 : 0)]
+    case .couldNotStart(let reason, _):
+        fields = [.string("result", "not_started"), .string("reason", reason)]
+    }
+    fields.append(LogField("ms", .int(duration.milliseconds)))
+    return LogRecord("verify finished", fields)
 }
 
 private func controllerRecord(_ event: ControllerEvent) -> LogRecord {

@@ -2,8 +2,9 @@ import HAL
 
 /// The digits of a submitted code, on their way to the verify command's standard input. Never
 /// logged or persisted: `description` names only the length. The runner calls `wipe()` once the
-/// digits are written. (Best effort: Swift may copy a buffer, e.g. on copy-on-write, and an old
-/// copy is not overwritten; the flow keeps its own field in one buffer and overwrites it.)
+/// digits are written. (Best effort: Swift may copy a buffer, and a copy made with its own storage
+/// is not overwritten; the flow keeps its own field in one buffer and overwrites it, and a code's
+/// copies share one storage, which `wipe()` overwrites in place.)
 public struct SecretCode: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The ASCII digits.
     public private(set) var digits: [UInt8]
@@ -12,10 +13,16 @@ public struct SecretCode: Hashable, Sendable, CustomStringConvertible, CustomDeb
 
     public var count: Int { digits.count }
 
-    /// Overwrites the digits with zeros, then empties the code.
+    /// Overwrites the digits with zeros in their storage, then empties this code. The storage is
+    /// overwritten in place even when other copies of this code share it (the action that carried
+    /// the request to the runner, say): deliberately, so every copy of the secret is zeroed, not a
+    /// fresh copy made by copy-on-write.
     public mutating func wipe() {
-        for index in digits.indices { digits[index] = 0 }
-        digits.removeAll()
+        digits.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            UnsafeMutablePointer(mutating: base).update(repeating: 0, count: buffer.count)
+        }
+        digits = []
     }
 
     public var description: String { "<code of " + decimalString(digits.count) + " digits>" }

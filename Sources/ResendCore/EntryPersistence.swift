@@ -1,8 +1,17 @@
 import HAL
 
-/// `EntrySnapshot` on the wall clock, for the state file (the monotonic clock restarts at boot).
-/// Never holds the code. Not written to the state file yet: that wiring (a versioned `entry`
-/// object beside the controller's keys) is a later step.
+/// `EntrySnapshot` on the wall clock, for the state file (the monotonic clock restarts at boot):
+/// the `entry` object of `PersistedState`, written atomically with the controller's keys by
+/// `KeypadLoop`. Never holds the code, nor its length.
+///
+/// ```
+/// "entry": {"failures": 1, "rounds": 1, "lockoutEndsUnixMs": 1718000090000, "lockoutSeconds": 30,
+///           "open": true, "validUntilUnixMs": 1718000600000}
+/// ```
+///
+/// The times are null when no lockout runs / no window applies. Unknown keys are ignored; a missing
+/// key or a wrong type makes the whole state unreadable (moved aside, as for the controller's
+/// keys). Numbers are capped when read (`resumed` clamps them to the configuration).
 public struct PersistedEntryState: Hashable, Sendable {
     public var failures: Int
     public var rounds: Int
@@ -67,5 +76,47 @@ public struct PersistedEntryState: Hashable, Sendable {
             }
         }
         return snapshot
+    }
+}
+
+extension PersistedEntryState {
+    /// The `entry` object, on one line.
+    var encodedObject: String {
+        func time(_ value: WallTime?) -> String { value.map { int64String($0.millisecondsSinceEpoch) } ?? "null" }
+        return "{\"failures\": " + decimalString(failures) + ", \"rounds\": " + decimalString(rounds)
+            + ", \"lockoutEndsUnixMs\": " + time(lockoutEnd) + ", \"lockoutSeconds\": " + decimalString(lockoutSeconds)
+            + ", \"open\": " + (open ? "true" : "false") + ", \"validUntilUnixMs\": " + time(validUntil) + "}"
+    }
+
+    /// Reads the `entry` object written by `encodedObject`.
+    init(decoding value: JSONValue) throws(StateFormatError) {
+        guard case .object(let members) = value else { throw StateFormatError("\"entry\" must be an object") }
+        func member(_ key: String) throws(StateFormatError) -> JSONValue {
+            guard let value = members.last(where: { $0.key == key })?.value else {
+                throw StateFormatError("missing key \"entry." + key + "\"")
+            }
+            return value
+        }
+        /// A count of at least 0, capped (the clamp at resumption bounds it further).
+        func count(_ key: String, cap: Int64) throws(StateFormatError) -> Int {
+            guard case .integer(let value) = try member(key), value >= 0 else {
+                throw StateFormatError("\"entry." + key + "\" must be an integer of at least 0")
+            }
+            return Int(min(value, cap))
+        }
+        func optionalTime(_ key: String) throws(StateFormatError) -> WallTime? {
+            switch try member(key) {
+            case .null: return nil
+            case .integer(let ms) where PersistedState.unixMillisecondsRange.contains(ms): return WallTime(millisecondsSinceEpoch: ms)
+            default: throw StateFormatError("\"entry." + key + "\" must be Unix milliseconds " + unixMillisecondsRangeText + " or null")
+            }
+        }
+        failures = try count("failures", cap: Int64(Int32.max))
+        rounds = try count("rounds", cap: Int64(Int32.max))
+        lockoutEnd = try optionalTime("lockoutEndsUnixMs")
+        lockoutSeconds = try count("lockoutSeconds", cap: Int64(EntryConfig.maximumSeconds))
+        guard case .bool(let open) = try member("open") else { throw StateFormatError("\"entry.open\" must be true or false") }
+        self.open = open
+        validUntil = try optionalTime("validUntilUnixMs")
     }
 }

@@ -44,6 +44,15 @@ public enum LoopEvent: Hashable, Sendable {
     case buttonReadFailed(HALError)
     /// Reading or writing the persisted state.
     case state(StateEvent)
+    /// The code-entry flow (`KeypadLoop`): lengths and outcomes, never a digit.
+    case entry(EntryEvent)
+    /// The verify command ended like this, after `duration` (its output is not kept: it might
+    /// echo the code).
+    case verifyEnded(ending: SendOutcome.Ending, duration: TimeSpan)
+    /// The output line (door strike, relay) changed to the given state.
+    case output(Bool)
+    /// The output line could not be set; the loop goes on (and tries again at the next change).
+    case outputFailed(HALError)
 }
 
 /// What happened to the persisted state, for the log.
@@ -192,6 +201,14 @@ public struct EventLoop<
             case .edge(let edge):
                 observer.record(.edge(edge), at: now)
                 if let change = debouncer.feed(edge) { debounced(change, now: now) }
+            case .key(let event):
+                // This loop has one button and no keypad (`KeypadLoop` has one): other keys are dropped.
+                guard event.key == .button else { continue }
+                let edge = ButtonEdge(pressed: event.isPress, time: event.at)
+                observer.record(.edge(edge), at: now)
+                if let change = debouncer.feed(edge) { debounced(change, now: now) }
+            case .verifyFinished:
+                continue  // no verify command without a keypad
             case .edgesMayBeLost:
                 reconcileButtonLevel(now: now)
             case .sendFinished(let outcome):

@@ -62,6 +62,9 @@ public struct ControllerSnapshot: Hashable, Sendable {
 /// }
 /// ```
 ///
+/// With a keypad (`KeypadLoop`) an `entry` object follows (see `PersistedEntryState`): the
+/// attempts and the lockout of the code-entry flow, so a restart does not reset a lockout.
+///
 /// `status` is `title`, `sending`, `sent` or `failed`; `countdownEndsUnixMs` and `runEndsUnixMs`
 /// are null when no countdown or run is going. Unknown keys are ignored (a newer program may add
 /// some); a missing key, a wrong type or another version makes the file unreadable.
@@ -76,9 +79,12 @@ public struct PersistedState: Hashable, Sendable {
     public var run: Int
     public var runEnds: WallTime?
     public var sends: [WallTime]
+    /// The code-entry flow's part (attempts, lockout, open field), for a device with a keypad;
+    /// nil without one (the key is then not written, and a file without it reads as nil).
+    public var entry: PersistedEntryState?
 
     public init(status: StatusLine = .title, used: Bool = false, countdownEnd: WallTime? = nil, countdownSeconds: Int = 0,
-                run: Int = 0, runEnds: WallTime? = nil, sends: [WallTime] = []) {
+                run: Int = 0, runEnds: WallTime? = nil, sends: [WallTime] = [], entry: PersistedEntryState? = nil) {
         self.status = status
         self.used = used
         self.countdownEnd = countdownEnd
@@ -86,6 +92,7 @@ public struct PersistedState: Hashable, Sendable {
         self.run = run
         self.runEnds = runEnds
         self.sends = sends
+        self.entry = entry
     }
 
     /// `snapshot` on the wall clock: each instant x becomes wallNow + (x - monotonicNow), with
@@ -160,7 +167,8 @@ public struct PersistedState: Hashable, Sendable {
         text += "  \"countdownSeconds\": " + decimalString(countdownSeconds) + ",\n"
         text += "  \"run\": " + decimalString(run) + ",\n"
         text += "  \"runEndsUnixMs\": " + time(runEnds) + ",\n"
-        text += "  \"sendsUnixMs\": [" + sends.map { int64String($0.millisecondsSinceEpoch) }.joined(separator: ", ") + "]\n"
+        text += "  \"sendsUnixMs\": [" + sends.map { int64String($0.millisecondsSinceEpoch) }.joined(separator: ", ") + "]"
+        text += entry.map { ",\n  \"entry\": " + $0.encodedObject + "\n" } ?? "\n"
         text += "}\n"
         return Array(text.utf8)
     }
@@ -217,6 +225,11 @@ public struct PersistedState: Hashable, Sendable {
             sends.append(WallTime(millisecondsSinceEpoch: ms))
         }
         self.sends = sends
+        if let value = members.last(where: { $0.key == "entry" })?.value {
+            entry = try PersistedEntryState(decoding: value)
+        } else {
+            entry = nil
+        }
     }
 }
 
@@ -234,7 +247,7 @@ extension PersistedState {
     public static let unixMillisecondsRange: ClosedRange<Int64> = 0...7_258_118_400_000
 }
 
-private let unixMillisecondsRangeText = "from 0 to 7258118400000 (1970 to 2200)"
+let unixMillisecondsRangeText = "from 0 to 7258118400000 (1970 to 2200)"
 
 /// `span` limited to 0...upper.
 func clamp(_ span: TimeSpan, upTo upper: TimeSpan) -> TimeSpan {

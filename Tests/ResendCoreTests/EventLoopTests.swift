@@ -146,6 +146,20 @@ struct EventLoopTests {
         #expect(loop.source.requestedDeadlines == expected)
     }
 
+    @Test("the button reported as a key presses like its edges; other keys and verify outcomes do nothing without a keypad")
+    func buttonAsKey() throws {
+        let t = Instant.origin + .seconds(1)
+        var loop = makeLoop(inputs: [
+            (t - .milliseconds(500), .key(KeyEvent(.digit7, .pressed, at: t - .milliseconds(500)))),
+            (t - .milliseconds(400), .verifyFinished(SendOutcome(sequence: 1, ending: .exited(code: 0), duration: .zero))),
+            (t, .key(KeyEvent(.button, .pressed, at: t))),
+            (t + .milliseconds(300), .key(KeyEvent(.button, .released, at: t + .milliseconds(300)))),
+        ])
+        try loop.run()
+        #expect(loop.observer.events.filter { if case .controller(.pressAccepted) = $0.1 { true } else { false } }.count == 1)
+        #expect(loop.display.shown.map { $0.1[1] }.contains("Resend (05)"))
+    }
+
     @Test("a failing LED is logged and the countdown goes on")
     func failingLED() throws {
         var loop = makeLoop(inputs: press(at: .origin + .seconds(1)), led: FlakyLED(failing: true))

@@ -135,3 +135,46 @@ public func embeddedKeypadSmoke() -> Bool {
     let resumed = stored.resumed(monotonicNow: .origin, wallNow: FixedWall().now(), config: entryConfig)
     return shown > 0 && verified == 0 && resumed.failures == 0 && pad.mergedFrame != nil
 }
+
+struct ImmediateVerifier: CodeVerifier {
+    mutating func start(_ request: VerifyRequest, now: Instant) -> SendOutcome? {
+        var code = request.code
+        code.wipe()
+        return SendOutcome(sequence: request.sequence, ending: .exited(code: 1), duration: .zero)
+    }
+    var nextService: Instant? { nil }
+    mutating func service(now: Instant) -> [SendOutcome] { [] }
+}
+
+struct KeySource: EventSource {
+    var step = 0
+    mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput] {
+        step += 1
+        switch step {
+        case 1: return [.key(KeyEvent(.a, .pressed, at: .origin))]
+        case 2: return [.key(KeyEvent(.digit1, .pressed, at: .origin)), .verifyFinished(SendOutcome(sequence: 1, ending: .exited(code: 0), duration: .zero))]
+        default: return [.stop]
+        }
+    }
+}
+
+/// The keypad loop with a send command, a verify command, an output line and the state (the
+/// `entry` object included) in RAM.
+public func embeddedKeypadLoopSmoke() -> Bool {
+    let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(0x27)!), delay: NullDelay(), geometry: .lcd16x2)
+    var entryConfig = EntryConfig()
+    entryConfig.pulse = .seconds(2)
+    let pad = KeypadCoordinator(
+        controller: ResendController(config: ControllerConfig(duration: .seconds(60), hasSendCommand: true)),
+        entry: CodeEntry(config: entryConfig), bindings: KeyBindings(send: [.a]))
+    var loop = KeypadLoop(
+        source: KeySource(), display: LCDFrames(lcd: lcd), led: NoLED(), output: NoLED(), clock: TickClock(), observer: NoObserver(),
+        pad: pad, runner: ImmediateRunner(), verifier: ImmediateVerifier(), store: RAMStorage(), wallClock: FixedWall())
+    do throws(HALError) { try loop.run() } catch { return false }
+    guard let bytes = loop.store.bytes else { return false }
+    do throws(StateFormatError) {
+        return try PersistedState(decoding: bytes).entry != nil
+    } catch {
+        return false
+    }
+}

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -80,6 +81,14 @@ int rb_open_pseudo_terminal(int *controller, int *terminal);
 /// Stores the child's pid in `*pid` and returns 0; -1 with errno when it could not start (ENOENT
 /// not found, EACCES not executable, ENOEXEC not a program, EAGAIN/ENOMEM no resources).
 int rb_spawn(char *const argv[], char *const envp[], int output_fd, int *pid);
+/// `rb_spawn` with standard input from `input_fd` (a pipe from `rb_input_pipe`) instead of
+/// /dev/null; `input_fd` < 0 means /dev/null. For the verify command, whose code goes only there.
+int rb_spawn_with_input(char *const argv[], char *const envp[], int input_fd, int output_fd, int *pid);
+/// A pipe already holding `count` bytes of `bytes` and closed for writing (the reader sees the
+/// bytes, then end of file): its blocking, close-on-exec read end in `*read_fd`. `count` must be
+/// at most PIPE_BUF (4096): the bytes are written at once, never blocking. The caller wipes its
+/// copy of the bytes afterwards; the kernel's copy lives in the pipe until the child reads it.
+int rb_input_pipe(const uint8_t *bytes, size_t count, int *read_fd);
 /// pidfd_open(2) through syscall(2) (glibc before 2.36 has no wrapper): a close-on-exec descriptor
 /// that becomes readable when the process `pid` ends. Linux 5.3 or later.
 int rb_pidfd_open(int pid);

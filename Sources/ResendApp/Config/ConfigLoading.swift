@@ -155,6 +155,7 @@ extension DeviceConfig {
             parts.append("policy off")
         }
         parts.append("log \(log.format.rawValue)")
+        if keypad.enabled { parts.append(keypad.summary) }
         return parts.joined(separator: "; ")
     }
 }

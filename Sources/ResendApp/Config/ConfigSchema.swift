@@ -162,6 +162,10 @@ extension DeviceConfig {
         }
         log.finish()
 
+        let keypad = root.section("keypad")
+        config.keypad = readKeypad(keypad, config: config, reader: reader)
+        keypad.finish()
+
         root.finish()
 
         checkTexts(config, geometryIsValid: geometryIsValid, romIsValid: romIsValid, reader: reader)

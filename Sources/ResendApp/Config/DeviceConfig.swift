@@ -23,6 +23,8 @@ public struct DeviceConfig: Hashable, Sendable {
     public var stateFile = DeviceConfig.defaultStateFile
     public var policy = Policy()
     public var log = Log()
+    /// `keypad.*`: the code-entry keypad, its rules, verify command and output line (off by default).
+    public var keypad = Keypad()
 
     /// The defaults.
     public init() {}

@@ -1,0 +1,404 @@
+import HAL
+import ResendCore
+
+extension DeviceConfig {
+    /// `keypad`: enter the received code on the device and have it verified (issue 14). Off by
+    /// default: then nothing of it applies and the device has its one button, as before.
+    public struct Keypad: Hashable, Sendable {
+        /// `keypad.enabled`.
+        public var enabled = false
+        /// `keypad.backend`: "matrix" (a key matrix on GPIO lines, scanned by this program, no
+        /// kernel driver) or "evdev" (a Linux input device: the kernel's matrix-keypad or gpio-keys
+        /// driver, or a USB numeric keypad).
+        public var backend = Backend.matrix
+        /// `keypad.rows`: matrix row lines (driven), top to bottom, by GPIO line name.
+        public var rows = ["GPIO5", "GPIO6", "GPIO13", "GPIO19"]
+        /// `keypad.columns`: matrix column lines (inputs with pull-ups), left to right.
+        public var columns = ["GPIO12", "GPIO16", "GPIO20"]
+        /// `keypad.keys`: the key map, one string per row, one character per column (`0`-`9`, `*`,
+        /// `#`, `A`-`D`); nil: the common layout for 3 columns (`123`, `456`, `789`, `*0#`) or 4
+        /// (`123A`, ..., `*0#D`).
+        public var keys: [String]? = nil
+        /// `keypad.diodes`: the keypad has a diode per key, so two keys held at once are never
+        /// ambiguous (without diodes such a scan is rejected as a possible ghost key).
+        public var diodes = false
+        /// `keypad.device`: the evdev device, e.g. "/dev/input/by-path/platform-keypad-event".
+        public var device: String? = nil
+        /// `keypad.debounceMs`: every key's debounce window.
+        public var debounceMs = 20
+        /// `keypad.sendKey`: the key that presses Send/Resend: "button" (the push-button) or a
+        /// letter key "A"-"D" (a keypad alone runs the device).
+        public var sendKey = Key.button
+        public var entry = Entry()
+        public var verify = Verify()
+        public var output = Output()
+
+        public init() {}
+
+        public enum Backend: String, Hashable, Sendable {
+            case matrix
+            case evdev
+        }
+
+        public static let lineCountRange = 1...8
+        public static let debounceRange = 1...1_000
+    }
+
+    /// `keypad.entry`: the code-entry rules (`EntryConfig`).
+    public struct Entry: Hashable, Sendable {
+        /// `keypad.entry.minLength`, `maxLength`: digits `#` submits, and the field's size.
+        public var minLength = 4
+        public var maxLength = 8
+        /// `keypad.entry.submitAtMaxLength`: the last digit submits, without `#`.
+        public var submitAtMaxLength = false
+        /// `keypad.entry.echo`: "masked", "shown", or "brief" (shown `echoMs`, then masked).
+        public var echo = Echo.masked
+        /// `keypad.entry.echoMs`: how long "brief" shows a digit.
+        public var echoMs = 1_000
+        /// `keypad.entry.holdToClearMs`: holding `*` this long clears the field.
+        public var holdToClearMs = 1_000
+        /// `keypad.entry.timeoutSeconds`: no key this long clears the field; nil: never.
+        public var timeoutSeconds: Int? = 30
+        /// `keypad.entry.validitySeconds`: how long after its send a code can be entered; nil: no
+        /// limit (the backend's own expiry still applies).
+        public var validitySeconds: Int? = 600
+        /// `keypad.entry.maxAttempts`: wrong codes before a lockout; nil: unlimited.
+        public var maxAttempts: Int? = 3
+        /// `keypad.entry.lockoutSeconds`: the lockout of each round; the last repeats. Only an
+        /// accepted code resets the rounds (a restart does not).
+        public var lockoutSeconds = [30, 120, 600]
+        /// `keypad.entry.successSeconds`: how long "Code accepted" shows.
+        public var successSeconds = 3
+
+        public init() {}
+
+        public enum Echo: String, Hashable, Sendable {
+            case masked
+            case shown
+            case brief
+        }
+
+        public static let lengthRange = 1...EntryConfig.maximumLength
+        public static let millisecondsRange = 1...60_000
+        public static let secondsRange = 1...EntryConfig.maximumSeconds
+        public static let attemptsRange = 1...1_000
+        public static let lockoutCountRange = 1...16
+    }
+
+    /// `keypad.verify`: the command that checks a code, run like `send.command` (argv, no shell);
+    /// the code goes to its standard input (one line), never to argv or the environment. Exit 0:
+    /// accepted; 1: rejected; anything else or a time-out: an error ("Check failed").
+    public struct Verify: Hashable, Sendable {
+        /// `keypad.verify.command`: program and arguments; nil: none (which a keypad refuses).
+        public var command: [String]? = nil
+        /// `keypad.verify.timeoutSeconds`.
+        public var timeoutSeconds = 10
+        /// `keypad.verify.environment`: variables added to its environment.
+        public var environment: [String: String] = [:]
+
+        public init() {}
+    }
+
+    /// `keypad.output`: a door strike or relay, pulsed on an accepted code; driven inactive at
+    /// start and at stop, every pulse bounded by its deadline.
+    public struct Output: Hashable, Sendable {
+        /// `keypad.output.line`: the GPIO line's name; nil: no output.
+        public var line: String? = nil
+        /// `keypad.output.activeLow`: true when the relay or strike is on with the line low.
+        public var activeLow = false
+        /// `keypad.output.pulseMs`: how long it is active per accepted code.
+        public var pulseMs = 3_000
+
+        public init() {}
+
+        public static let pulseRange = 1...600_000
+    }
+
+    // MARK: Reading
+
+    static func readKeypad(_ keypad: ConfigSection, config: DeviceConfig, reader: ConfigReader) -> Keypad {
+        var result = Keypad()
+        if let enabled = keypad.bool("enabled") { result.enabled = enabled }
+        if let backend = keypad.choice("backend", options: [("matrix", Keypad.Backend.matrix), ("evdev", .evdev)]) {
+            result.backend = backend
+        }
+        let lineCounts = Keypad.lineCountRange
+        if let rows = keypad.value("rows") {
+            if let list = readLines(rows, at: keypad.keyPath("rows"), reader: reader, what: "row") { result.rows = list }
+        }
+        if let columns = keypad.value("columns") {
+            if let list = readLines(columns, at: keypad.keyPath("columns"), reader: reader, what: "column") { result.columns = list }
+        }
+        var keysGiven = false
+        if let keys = keypad.value("keys"), keys != .null {
+            keysGiven = true
+            result.keys = readKeyMap(keys, at: keypad.keyPath("keys"), rows: result.rows.count, columns: result.columns.count, reader: reader)
+        }
+        if let diodes = keypad.bool("diodes") { result.diodes = diodes }
+        if let device = keypad.optionalString("device", what: "an input device path such as \"/dev/input/by-path/platform-keypad-event\"", allowEmpty: false) {
+            if device.hasPrefix("/") && !device.hasSuffix("/") {
+                result.device = device
+            } else {
+                reader.report(keypad.keyPath("device"), "\(quoted(device)) is not an absolute path; allowed: null or a path such as \"/dev/input/by-id/usb-...-event-kbd\"")
+            }
+        }
+        if let debounce = keypad.integer("debounceMs", range: Keypad.debounceRange, unit: "whole milliseconds") { result.debounceMs = debounce }
+        if let key = keypad.choice("sendKey", options: [("button", Key.button), ("A", .a), ("B", .b), ("C", .c), ("D", .d)]) {
+            result.sendKey = key
+        }
+
+        let entry = keypad.section("entry")
+        result.entry = readEntry(entry, reader: reader)
+        entry.finish()
+
+        let verify = keypad.section("verify")
+        if let command = verify.value("command"), command != .null {
+            result.verify.command = readCommand(command, at: verify.keyPath("command"), reader: reader)
+        }
+        if let timeout = verify.integer("timeoutSeconds", range: Send.timeoutRange, unit: "whole seconds") {
+            result.verify.timeoutSeconds = timeout
+        }
+        if let environment = verify.value("environment"), environment != .null {
+            result.verify.environment = readEnvironment(environment, at: verify.keyPath("environment"), reader: reader)
+        }
+        verify.finish()
+
+        let output = keypad.section("output")
+        result.output.line = output.optionalString("line", what: "a GPIO line name such as \"GPIO26\"", allowEmpty: false)
+        if let activeLow = output.bool("activeLow") { result.output.activeLow = activeLow }
+        if let pulse = output.integer("pulseMs", range: Output.pulseRange, unit: "whole milliseconds") { result.output.pulseMs = pulse }
+        output.finish()
+
+        // What only matters when the keypad is on.
+        guard result.enabled else { return result }
+        let columns = config.lcd.geometry.columns
+        let fieldWidth = EntryTexts().fieldPrefix.count + result.entry.maxLength
+        if result.entry.minLength > result.entry.maxLength {
+            reader.report(entry.keyPath("minLength"), "\(result.entry.minLength) is more than keypad.entry.maxLength (\(result.entry.maxLength)); allowed: 1 to keypad.entry.maxLength")
+        } else if fieldWidth > columns {
+            reader.report(entry.keyPath("maxLength"), "\(result.entry.maxLength) digits and the field's prefix need \(fieldWidth) columns; the display has \(columns) (lcd.geometry \(quoted(config.lcd.geometry.name))); allowed: 1 to \(columns - EntryTexts().fieldPrefix.count)")
+        } else {
+            // Anything else the flow would refuse (a text too wide at the longest lockout, say).
+            for problem in result.entryConfig(texts: EntryTexts()).problems(columns: columns) {
+                reader.report(entry.path, problem + " (lcd.geometry \(quoted(config.lcd.geometry.name)))")
+            }
+        }
+        if result.verify.command == nil && verify.value("command").map({ $0 == .null }) ?? true {
+            reader.report(verify.keyPath("command"), "is null, but keypad.enabled is true: a keypad needs a command that checks the code; allowed: a list of strings, e.g. [\"/usr/local/bin/check-code\"] (the code arrives on its standard input)")
+        }
+        switch result.backend {
+        case .matrix:
+            guard lineCounts.contains(result.rows.count), lineCounts.contains(result.columns.count) else { break }
+            if !keysGiven && result.layout == nil {
+                reader.report(keypad.keyPath("keys"), "is null, but the common layouts are 4 rows of 3 or 4 columns, not \(result.rows.count)x\(result.columns.count); allowed: a key map with one string per row, e.g. [\"123\", \"456\", \"789\", \"*0#\"]")
+            }
+            if result.sendKey != .button, let layout = result.layout, !layout.keys.joined().contains(result.sendKey) {
+                reader.report(keypad.keyPath("sendKey"), "\(quoted(String(decoding: [result.sendKey.symbol], as: UTF8.self))) is not on the keypad (keypad.keys); allowed: \"button\" or a letter key the keypad has")
+            }
+            // Every GPIO line once: two functions on one line would fight over it.
+            var owners: [(line: String, key: String)] = [(config.button.line, "button.line")]
+            if let led = config.led.line { owners.append((led, "led.line")) }
+            for (index, line) in result.rows.enumerated() { owners.append((line, "keypad.rows[\(index)]")) }
+            for (index, line) in result.columns.enumerated() { owners.append((line, "keypad.columns[\(index)]")) }
+            if let line = result.output.line { owners.append((line, "keypad.output.line")) }
+            reportSharedLines(owners, reader: reader)
+        case .evdev:
+            if result.device == nil {
+                reader.report(keypad.keyPath("device"), "is null, but keypad.backend is \"evdev\"; allowed: the input device's path, e.g. \"/dev/input/by-id/usb-...-event-kbd\" (see ls -l /dev/input/by-id /dev/input/by-path)")
+            }
+            var owners: [(line: String, key: String)] = [(config.button.line, "button.line")]
+            if let led = config.led.line { owners.append((led, "led.line")) }
+            if let line = result.output.line { owners.append((line, "keypad.output.line")) }
+            reportSharedLines(owners, reader: reader)
+        }
+        return result
+    }
+
+    private static func reportSharedLines(_ owners: [(line: String, key: String)], reader: ConfigReader) {
+        var seen: [String: String] = [:]
+        for owner in owners {
+            if let first = seen[owner.line] {
+                reader.report(path(owner.key), "\(quoted(owner.line)) is also \(first); allowed: a GPIO line of its own")
+            } else {
+                seen[owner.line] = owner.key
+            }
+        }
+    }
+
+    /// "keypad.rows[2]" as path components.
+    private static func path(_ dotted: String) -> [JSONPathComponent] {
+        var components: [JSONPathComponent] = []
+        for part in dotted.split(separator: ".") {
+            if let open = part.firstIndex(of: "["), let index = Int(part[part.index(after: open)...].dropLast()) {
+                components.append(.key(String(part[..<open])))
+                components.append(.index(index))
+            } else {
+                components.append(.key(String(part)))
+            }
+        }
+        return components
+    }
+
+    /// A list of 1 to 8 distinct GPIO line names.
+    private static func readLines(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader, what: String) -> [String]? {
+        let counts = Keypad.lineCountRange
+        let allowed = "a list of \(counts.lowerBound) to \(counts.upperBound) GPIO line names, e.g. [\"GPIO5\", \"GPIO6\", \"GPIO13\", \"GPIO19\"]"
+        guard case .array(let items) = value else {
+            reader.report(path, "expected \(allowed), got \(describe(value))")
+            return nil
+        }
+        guard counts.contains(items.count) else {
+            reader.report(path, (items.isEmpty ? "the list is empty" : "the list has \(items.count) entries") + "; allowed: \(allowed)")
+            return nil
+        }
+        var lines: [String] = []
+        for (index, item) in items.enumerated() {
+            guard let line = reader.string(item, at: path + [.index(index)], what: "a GPIO line name (one \(what))", allowEmpty: false) else { continue }
+            if let first = lines.firstIndex(of: line) {
+                reader.report(path + [.index(index)], "\(quoted(line)) is also [\(first)]; allowed: each \(what) on a line of its own")
+            }
+            lines.append(line)
+        }
+        return lines.count == items.count && Set(lines).count == lines.count ? lines : nil
+    }
+
+    /// One string per row, one key character per column, every key at most once.
+    private static func readKeyMap(_ value: JSONValue, at path: [JSONPathComponent], rows: Int, columns: Int, reader: ConfigReader) -> [String]? {
+        let allowed = "null or one string per row (\(rows)), each with one key per column (\(columns)) of 0-9, *, #, A-D, e.g. [\"123\", \"456\", \"789\", \"*0#\"]"
+        guard case .array(let items) = value else {
+            reader.report(path, "expected \(allowed), got \(describe(value))")
+            return nil
+        }
+        guard items.count == rows else {
+            reader.report(path, "the list has \(items.count) rows, keypad.rows has \(rows); allowed: \(allowed)")
+            return nil
+        }
+        var map: [String] = []
+        var seen: Set<Key> = []
+        var valid = true
+        for (index, item) in items.enumerated() {
+            guard let text = reader.string(item, at: path + [.index(index)], what: "a row of keys", allowEmpty: false) else {
+                valid = false
+                continue
+            }
+            let bytes = Array(text.utf8)
+            guard bytes.count == columns, text.unicodeScalars.count == columns else {
+                reader.report(path + [.index(index)], "\(quoted(text)) has \(text.count) keys, keypad.columns has \(columns); allowed: \(allowed)")
+                valid = false
+                continue
+            }
+            for byte in bytes {
+                guard let key = Key(symbol: byte) else {
+                    reader.report(path + [.index(index)], "\(quoted(text)) has \(quoted(String(decoding: [byte], as: UTF8.self))), which is no key; allowed: 0-9, *, #, A-D")
+                    valid = false
+                    break
+                }
+                if !seen.insert(key).inserted {
+                    reader.report(path + [.index(index)], "\(quoted(text)) repeats \(quoted(String(decoding: [key.symbol], as: UTF8.self))); allowed: every key once")
+                    valid = false
+                    break
+                }
+            }
+            map.append(text)
+        }
+        return valid ? map : nil
+    }
+
+    private static func readEntry(_ entry: ConfigSection, reader: ConfigReader) -> Entry {
+        var result = Entry()
+        if let value = entry.integer("minLength", range: Entry.lengthRange, unit: "a number of digits") { result.minLength = value }
+        if let value = entry.integer("maxLength", range: Entry.lengthRange, unit: "a number of digits") { result.maxLength = value }
+        if let value = entry.bool("submitAtMaxLength") { result.submitAtMaxLength = value }
+        if let value = entry.choice("echo", options: [("masked", Entry.Echo.masked), ("shown", .shown), ("brief", .brief)]) { result.echo = value }
+        if let value = entry.integer("echoMs", range: Entry.millisecondsRange, unit: "whole milliseconds") { result.echoMs = value }
+        if let value = entry.integer("holdToClearMs", range: Entry.millisecondsRange, unit: "whole milliseconds") { result.holdToClearMs = value }
+        if entry.value("timeoutSeconds") != nil {
+            result.timeoutSeconds = entry.optionalInteger("timeoutSeconds", range: Entry.secondsRange, unit: "null or whole seconds")
+        }
+        if entry.value("validitySeconds") != nil {
+            result.validitySeconds = entry.optionalInteger("validitySeconds", range: Entry.secondsRange, unit: "null or whole seconds")
+        }
+        if entry.value("maxAttempts") != nil {
+            result.maxAttempts = entry.optionalInteger("maxAttempts", range: Entry.attemptsRange, unit: "null or a number of wrong codes")
+        }
+        if let value = entry.value("lockoutSeconds") {
+            if let list = readLockouts(value, at: entry.keyPath("lockoutSeconds"), reader: reader) { result.lockoutSeconds = list }
+        }
+        if let value = entry.integer("successSeconds", range: 1...60, unit: "whole seconds") { result.successSeconds = value }
+        return result
+    }
+
+    private static func readLockouts(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader) -> [Int]? {
+        let range = Entry.secondsRange
+        let counts = Entry.lockoutCountRange
+        let allowed = "a list of \(counts.lowerBound) to \(counts.upperBound) lockouts in whole seconds from \(range.lowerBound) to \(range.upperBound), e.g. [30, 120, 600]"
+        guard case .array(let items) = value else {
+            reader.report(path, "expected \(allowed), got \(describe(value))")
+            return nil
+        }
+        guard counts.contains(items.count) else {
+            reader.report(path, (items.isEmpty ? "the list is empty" : "the list has \(items.count) entries") + "; allowed: \(allowed)")
+            return nil
+        }
+        var seconds: [Int] = []
+        for (index, item) in items.enumerated() {
+            if let entry = reader.integer(item, at: path + [.index(index)], range: range, unit: "whole seconds") { seconds.append(entry) }
+        }
+        return seconds.count == items.count ? seconds : nil
+    }
+}
+
+extension DeviceConfig.Keypad {
+    /// The entry rules as `CodeEntry` takes them (with `texts`), the output pulse only with an
+    /// output line.
+    public func entryConfig(texts: EntryTexts) -> EntryConfig {
+        var config = EntryConfig()
+        config.minLength = entry.minLength
+        config.maxLength = entry.maxLength
+        config.submitAtMaxLength = entry.submitAtMaxLength
+        switch entry.echo {
+        case .masked: config.echo = .masked
+        case .shown: config.echo = .shown
+        case .brief: config.echo = .shownBriefly(.milliseconds(Int64(entry.echoMs)))
+        }
+        config.holdToClear = .milliseconds(Int64(entry.holdToClearMs))
+        config.entryTimeout = entry.timeoutSeconds.map { .seconds(Int64($0)) }
+        config.validity = entry.validitySeconds.map { .seconds(Int64($0)) }
+        config.maxAttempts = entry.maxAttempts
+        config.lockouts = entry.lockoutSeconds.map { .seconds(Int64($0)) }
+        config.successDuration = .seconds(Int64(entry.successSeconds))
+        config.pulse = output.line == nil ? nil : .milliseconds(Int64(output.pulseMs))
+        config.texts = texts
+        return config
+    }
+
+    /// The key bindings: `sendKey` presses Send/Resend.
+    public var keyBindings: KeyBindings { KeyBindings(send: [sendKey]) }
+
+    /// The matrix's key map: `keys`, or the common layout for 4 rows of 3 or 4; nil when neither
+    /// applies (the configuration check reports it).
+    public var layout: KeypadLayout? {
+        if let keys {
+            return KeypadLayout(keys: keys.map { row in row.utf8.compactMap { Key(symbol: $0) } })
+        }
+        guard rows.count == 4 else { return nil }
+        switch columns.count {
+        case 3: return .threeByFour
+        case 4: return .fourByFour
+        default: return nil
+        }
+    }
+
+    /// For `config check`: "keypad matrix 4x3 (no diodes), send key button, verify /usr/local/bin/check-code (timeout 10 s), output GPIO26 3000 ms".
+    var summary: String {
+        var text = "keypad "
+        switch backend {
+        case .matrix: text += "matrix \(rows.count)x\(columns.count)" + (diodes ? " with diodes" : "")
+        case .evdev: text += "evdev \(device ?? "-")"
+        }
+        text += ", send key " + (sendKey == .button ? "button" : String(decoding: [sendKey.symbol], as: UTF8.self))
+        text += ", verify " + (verify.command.map { "\($0[0]) (timeout \(verify.timeoutSeconds) s)" } ?? "none")
+        text += ", output " + (output.line.map { "\($0) \(output.pulseMs) ms" } ?? "none")
+        return text
+    }
+}

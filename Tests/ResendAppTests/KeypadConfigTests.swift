@@ -1,0 +1,91 @@
+@testable import ResendApp
+import HAL
+import ResendCore
+import Testing
+
+/// An enabled matrix keypad with a verify command, plus `extra` keys inside `keypad`.
+private func keypad(_ extra: String = "", top: String = "") -> String {
+    "{\(top) keypad: {enabled: true, verify: {command: [\"/usr/local/bin/check-code\"]}, \(extra)}}"
+}
+
+@Suite("Config file: the keypad section")
+struct KeypadConfigTests {
+    @Test("without a keypad section the keypad is off and the summary says nothing of it: existing files behave as before")
+    func offByDefault() throws {
+        let config = try DeviceConfig.parse(text: "{}", source: "t.json5")
+        #expect(config.keypad == DeviceConfig.Keypad())
+        #expect(!config.keypad.enabled)
+        let outcome = checkConfig("{}")
+        #expect(outcome.code == .ok)
+        #expect(!outcome.out.joined().contains("keypad"))
+    }
+
+    @Test("a valid keypad: config check says OK with a keypad summary, and the rules reach the entry flow")
+    func valid() throws {
+        let text = keypad(#"columns: ["GPIO12", "GPIO16", "GPIO20", "GPIO21"], sendKey: "A", entry: {minLength: 6, maxLength: 6, submitAtMaxLength: true, echo: "brief", echoMs: 500, maxAttempts: null, validitySeconds: null, lockoutSeconds: [60]}, output: {line: "GPIO26", pulseMs: 2500}"#)
+        let outcome = checkConfig(text)
+        #expect(outcome.code == .ok)
+        #expect(outcome.out.joined().contains("keypad matrix 4x4, send key A, verify /usr/local/bin/check-code (timeout 10 s), output GPIO26 2500 ms"))
+        let config = try DeviceConfig.parse(text: text, source: "t.json5")
+        #expect(config.keypad.layout == .fourByFour)
+        #expect(config.keypad.keyBindings == KeyBindings(send: [.a]))
+        let entry = config.keypad.entryConfig(texts: EntryTexts())
+        #expect(entry.minLength == 6 && entry.maxLength == 6 && entry.submitAtMaxLength)
+        #expect(entry.echo == .shownBriefly(.milliseconds(500)))
+        #expect(entry.maxAttempts == nil && entry.validity == nil)
+        #expect(entry.lockouts == [.seconds(60)])
+        #expect(entry.pulse == .milliseconds(2_500))
+        #expect(entry.problems(columns: 16).isEmpty)
+        // No output line: no pulse.
+        #expect(DeviceConfig.Keypad().entryConfig(texts: EntryTexts()).pulse == nil)
+    }
+
+    @Test("each bad keypad value: exit 78 and one line naming the key, the value and what is allowed", arguments: [
+        (keypad(#"backend: "usb""#), #"keypad.backend: "usb" is not allowed; use one of "matrix", "evdev""#),
+        (keypad(#"rows: []"#), #"keypad.rows: the list is empty; allowed: a list of 1 to 8 GPIO line names, e.g. ["GPIO5", "GPIO6", "GPIO13", "GPIO19"]"#),
+        (keypad(#"rows: ["GPIO5", "GPIO6", "GPIO5", "GPIO19"]"#), #"keypad.rows[2]: "GPIO5" is also [0]; allowed: each row on a line of its own"#),
+        (keypad(#"keys: ["123", "456", "789", "*0"]"#), #"keypad.keys[3]: "*0" has 2 keys, keypad.columns has 3; allowed: null or one string per row (4), each with one key per column (3) of 0-9, *, #, A-D, e.g. ["123", "456", "789", "*0#"]"#),
+        (keypad(#"keys: ["123", "456", "789", "*0X"]"#), #"keypad.keys[3]: "*0X" has "X", which is no key; allowed: 0-9, *, #, A-D"#),
+        (keypad(#"keys: ["123", "456", "789", "*01"]"#), #"keypad.keys[3]: "*01" repeats "1"; allowed: every key once"#),
+        (keypad(#"debounceMs: 0"#), "keypad.debounceMs: 0 is out of range; allowed: whole milliseconds from 1 to 1000"),
+        (keypad(##"sendKey: "#""##), ##"keypad.sendKey: "#" is not allowed; use one of "button", "A", "B", "C", "D" (did you mean "A"?)"##),
+        (keypad(#"sendKey: "D""#), #"keypad.sendKey: "D" is not on the keypad (keypad.keys); allowed: "button" or a letter key the keypad has"#),
+        (keypad(#"rows: ["GPIO5", "GPIO6", "GPIO13"]"#), #"keypad.keys: is null, but the common layouts are 4 rows of 3 or 4 columns, not 3x3; allowed: a key map with one string per row, e.g. ["123", "456", "789", "*0#"]"#),
+        (keypad(#"columns: ["GPIO12", "GPIO17", "GPIO20"]"#), #"keypad.columns[1]: "GPIO17" is also button.line; allowed: a GPIO line of its own"#),
+        (keypad(#"output: {line: "GPIO5"}"#), #"keypad.output.line: "GPIO5" is also keypad.rows[0]; allowed: a GPIO line of its own"#),
+        (keypad(#"backend: "evdev""#), #"keypad.device: is null, but keypad.backend is "evdev"; allowed: the input device's path, e.g. "/dev/input/by-id/usb-...-event-kbd" (see ls -l /dev/input/by-id /dev/input/by-path)"#),
+        (keypad(#"device: "event0""#), #"keypad.device: "event0" is not an absolute path; allowed: null or a path such as "/dev/input/by-id/usb-...-event-kbd""#),
+        (keypad(#"entry: {minLength: 9}"#), "keypad.entry.minLength: 9 is more than keypad.entry.maxLength (8); allowed: 1 to keypad.entry.maxLength"),
+        (keypad(#"entry: {maxLength: 12}"#), #"keypad.entry.maxLength: 12 digits and the field's prefix need 18 columns; the display has 16 (lcd.geometry "16x2"); allowed: 1 to 10"#),
+        (keypad(#"entry: {maxLength: 33}"#), "keypad.entry.maxLength: 33 is out of range; allowed: a number of digits from 1 to 32"),
+        (keypad(#"entry: {echo: "stars"}"#), #"keypad.entry.echo: "stars" is not allowed; use one of "masked", "shown", "brief""#),
+        (keypad(#"entry: {maxAttempts: 0}"#), "keypad.entry.maxAttempts: 0 is out of range; allowed: null or a number of wrong codes from 1 to 1000"),
+        (keypad(#"entry: {lockoutSeconds: []}"#), "keypad.entry.lockoutSeconds: the list is empty; allowed: a list of 1 to 16 lockouts in whole seconds from 1 to 86400, e.g. [30, 120, 600]"),
+        (keypad(#"entry: {lockoutSeconds: [30, 90000]}"#), "keypad.entry.lockoutSeconds[1]: 90000 is out of range; allowed: whole seconds from 1 to 86400"),
+        (keypad(#"entry: {timeoutSeconds: -1}"#), "keypad.entry.timeoutSeconds: -1 is out of range; allowed: null or whole seconds from 1 to 86400"),
+        (keypad(#"output: {pulseMs: 99999999999}"#), "keypad.output.pulseMs: 99999999999 is out of range; allowed: whole milliseconds from 1 to 600000"),
+        (#"{keypad: {enabled: true}}"#, #"keypad.verify.command: is null, but keypad.enabled is true: a keypad needs a command that checks the code; allowed: a list of strings, e.g. ["/usr/local/bin/check-code"] (the code arrives on its standard input)"#),
+        (#"{keypad: {enabled: true, verify: {command: []}}}"#, #"keypad.verify.command: the list is empty; allowed: null or a list of strings, the program and its arguments, run without a shell, e.g. ["/usr/local/bin/send-code", "--to", "+491701234567"]"#),
+        (keypad(#"entry: {minLenght: 4}"#), "keypad.entry.minLenght: unknown key (did you mean 'minLength'?); allowed in keypad.entry: minLength, maxLength, submitAtMaxLength, echo, echoMs, holdToClearMs, timeoutSeconds, validitySeconds, maxAttempts, lockoutSeconds, successSeconds"),
+        (keypad(#"verfy: {}"#), "keypad.verfy: unknown key (did you mean 'verify'?); allowed in keypad: enabled, backend, rows, columns, keys, diodes, device, debounceMs, sendKey, entry, verify, output"),
+        (#"{keypd: {}}"#, "keypd: unknown key (did you mean 'keypad'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
+        (#"{pulseMs: 3000}"#, "pulseMs: unknown key (did you mean 'keypad.output.pulseMs'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
+    ])
+    func bad(text: String, expected: String) {
+        let outcome = checkConfig(text)
+        #expect(outcome.code == .config)
+        #expect(outcome.err == ["t.json5: " + expected])
+    }
+
+    @Test("a disabled keypad's values are still checked, but what only matters when enabled is not required")
+    func disabledStillValidated() {
+        #expect(checkConfig(#"{keypad: {entry: {maxLength: 0}}}"#).err == ["t.json5: keypad.entry.maxLength: 0 is out of range; allowed: a number of digits from 1 to 32"])
+        #expect(checkConfig(#"{keypad: {backend: "evdev", entry: {maxLength: 12}}}"#).code == .ok)
+    }
+
+    @Test("a control character in a line name is escaped in the message")
+    func escaped() {
+        let outcome = checkConfig(keypad(#"output: {line: "GPIO5\u0007"}, rows: ["GPIO5\u0007", "GPIO6", "GPIO13", "GPIO19"]"#))
+        #expect(outcome.err == [#"t.json5: keypad.output.line: "GPIO5\u0007" is also keypad.rows[0]; allowed: a GPIO line of its own"#])
+    }
+}
