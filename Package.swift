@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "HALMock", dependencies: ["HAL"], swiftSettings: strict),
         // Wiring, CLI parsing, simulator: the executable's logic as a library so tests can drive it.
         .target(name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "HALMock", "HALLinux"], swiftSettings: strict),
-        .executableTarget(name: "resend-button", dependencies: ["ResendApp", "HALLinux", "HAL"], swiftSettings: strict),
+        .executableTarget(name: "resend-button", dependencies: ["ResendApp", "HALLinux", "HAL", "CLinuxOS"], swiftSettings: strict),
         // scripts/bench: wire bytes, CPU cost, real-time latency and accuracy, wake-ups, memory (BENCHMARKS.md).
         .executableTarget(
             name: "resend-bench", dependencies: ["ResendApp", "ResendCore", "CharacterLCD", "HALMock", "HALLinux", "HAL"],

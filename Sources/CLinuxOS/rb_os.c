@@ -16,6 +16,32 @@
 #include <time.h>
 #include <unistd.h>
 
+int rb_errno(void) { return errno; }
+
+int rb_open(const char *path, int flags, unsigned int mode) { return open(path, flags, (mode_t)mode); }
+
+char **rb_environ(void) { return environ; }
+
+static int saved_argc;
+static char **saved_argv;
+
+// glibc calls ELF constructors with (argc, argv, envp) (csu/libc-start.c: call_init).
+__attribute__((constructor)) static void capture_arguments(int argc, char **argv, char **envp) {
+    (void)envp;
+    saved_argc = argc;
+    saved_argv = argv;
+}
+
+int rb_argc(void) { return saved_argc; }
+
+char **rb_argv(void) { return saved_argv; }
+
+static _Thread_local void *thread_script;
+
+void *rb_thread_script(void) { return thread_script; }
+
+void rb_set_thread_script(void *script) { thread_script = script; }
+
 int rb_timerfd_create_monotonic(void) {
     return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 }

@@ -1,4 +1,4 @@
-import Glibc
+import CLinuxOS
 import HAL
 
 /// Read-only facts about the machine for `resend-button check`: which GPIO chips and I2C buses
@@ -91,7 +91,7 @@ public enum Discovery {
         guard stat(path, &info) == 0 else {
             return DeviceNodeAccess(path: path, exists: false, accessible: false, group: nil)
         }
-        let accessible = Glibc.access(path, R_OK | W_OK) == 0
+        let accessible = CLinuxOS.access(path, R_OK | W_OK) == 0
         return DeviceNodeAccess(path: path, exists: true, accessible: accessible, group: membership(gid: info.st_gid))
     }
 

@@ -1,5 +1,5 @@
 import CEvdev
-import Glibc
+import CLinuxOS
 import HAL
 
 /// What one read of an input device gave.
@@ -47,7 +47,7 @@ public final class EvdevKeypad {
     }
 
     deinit {
-        if let fileDescriptor { _ = Glibc.close(fileDescriptor) }
+        if let fileDescriptor { _ = CLinuxOS.close(fileDescriptor) }
     }
 
     /// Opens the device again after `.disconnected` (or does nothing while it is open).
@@ -58,7 +58,7 @@ public final class EvdevKeypad {
 
     /// Closes the device (the grab ends with it).
     public func close() {
-        if let fileDescriptor { _ = Glibc.close(fileDescriptor) }
+        if let fileDescriptor { _ = CLinuxOS.close(fileDescriptor) }
         fileDescriptor = nil
     }
 
@@ -104,7 +104,7 @@ public final class EvdevKeypad {
             do throws(HALError) {
                 _ = try Syscall.run("EVIOCGRAB " + path) { rb_evdev_grab(fd, 1) }
             } catch {
-                _ = Glibc.close(fd)
+                _ = CLinuxOS.close(fd)
                 throw error
             }
         }

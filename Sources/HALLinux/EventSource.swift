@@ -1,4 +1,4 @@
-import Glibc
+import CLinuxOS
 import HAL
 
 /// A descriptor registered with `LinuxEventSource.register(fileDescriptor:onReadable:)`.
@@ -58,7 +58,7 @@ public struct LinuxEventSource: EventSource {
     /// debounced away) wait again rather than return early.
     public mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput] {
         let buttonFD = button?.fileDescriptor
-        let watched = (buttonFD.map { [$0] } ?? []) + extras.map(\.registration.fd)
+        let watched = (buttonFD.map { [$0] } ?? []) + extras.map { $0.registration.fd }
         while true {
             let wakeup = try poller.wait(watching: watched, until: deadline)
             var inputs: [LoopInput] = []

@@ -1,4 +1,4 @@
-import Glibc
+import CLinuxOS
 import HAL
 
 /// What a path names, seen with lstat(2): a symbolic link is reported as itself, never followed.
@@ -13,14 +13,16 @@ public enum FileType: Hashable, Sendable {
     case unknown
 
     init(mode: mode_t) {
-        switch mode & S_IFMT {
-        case S_IFREG: self = .regular
-        case S_IFDIR: self = .directory
-        case S_IFLNK: self = .symbolicLink
-        case S_IFCHR: self = .characterDevice
-        case S_IFBLK: self = .blockDevice
-        case S_IFIFO: self = .fifo
-        case S_IFSOCK: self = .socket
+        // The S_IF* macros come through CLinuxOS as Int32 (the Glibc overlay's mode_t constants are
+        // not there in Embedded Swift).
+        switch mode & mode_t(S_IFMT) {
+        case mode_t(S_IFREG): self = .regular
+        case mode_t(S_IFDIR): self = .directory
+        case mode_t(S_IFLNK): self = .symbolicLink
+        case mode_t(S_IFCHR): self = .characterDevice
+        case mode_t(S_IFBLK): self = .blockDevice
+        case mode_t(S_IFIFO): self = .fifo
+        case mode_t(S_IFSOCK): self = .socket
         default: self = .unknown
         }
     }
@@ -143,7 +145,7 @@ public enum FileReader {
         }
         let fd: Int32
         do throws(HALError) {
-            fd = try Syscall.run("open \(path)") { open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) }
+            fd = try Syscall.run("open \(path)") { rb_open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0) }
         } catch {
             // ELOOP from O_NOFOLLOW: the path became a link after the lstat.
             throw fail(error.errno == ELOOP ? .symbolicLink : .system(error))
@@ -171,7 +173,7 @@ public enum FileReader {
             do throws(HALError) {
                 let offset = count
                 got = try Syscall.run("read \(path)") {
-                    data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+                    data.withUnsafeMutableBytes { CLinuxOS.read(fd, $0.baseAddress! + offset, $0.count - offset) }
                 }
             } catch {
                 throw fail(.system(error))

@@ -1,5 +1,5 @@
 import CGPIOD
-import Glibc
+import CLinuxOS
 import HAL
 
 /// The libgpiod generation HALLinux was compiled against (see scripts/libgpiod-v2).
@@ -128,7 +128,7 @@ public func findLine(named name: String, in chips: [GPIOChipInfo]) throws(HALErr
             return GPIOLineLocation(chipPath: chip.path, offset: line.offset, name: name)
         }
     }
-    let searched = chips.isEmpty ? "no GPIO chips were found" : "searched " + chips.map(\.summary).joined(separator: ", ")
+    let searched = chips.isEmpty ? "no GPIO chips were found" : "searched " + chips.map { $0.summary }.joined(separator: ", ")
     throw HALError(.notFound, operation: "find GPIO line \"\(name)\": \(searched)", errno: ENOENT)
 }
 

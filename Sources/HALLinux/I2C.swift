@@ -1,5 +1,5 @@
 import CI2C
-import Glibc
+import CLinuxOS
 import HAL
 
 /// What an I2C adapter can do, from the `I2C_FUNCS` ioctl (linux/i2c.h bits).
@@ -74,7 +74,7 @@ public struct LinuxI2CBus: I2CBus {
     /// in `operation`) when the node does not exist, `.permission` without access (the i2c group),
     /// `.unsupported` when the adapter can neither write plainly nor send SMBus bytes.
     public init(path: String) throws(HALError) {
-        let fd = try Syscall.run("open \(path)") { open(path, O_RDWR | O_CLOEXEC) }
+        let fd = try Syscall.run("open \(path)") { rb_open(path, O_RDWR | O_CLOEXEC, 0) }
         let handle = Handle(fd: fd)
         var funcs: UInt = 0
         _ = try Syscall.run("I2C_FUNCS \(path)") { rb_i2c_get_funcs(fd, &funcs) }
@@ -109,7 +109,7 @@ public struct LinuxI2CBus: I2CBus {
             // withUnsafeBytes only rethrows untyped errors: carry the outcome out as a Result.
             let outcome = bytes.withUnsafeBytes { buffer in
                 Result { () throws(HALError) -> Int in
-                    try Syscall.run(operation) { Glibc.write(fd, buffer.baseAddress, buffer.count) }
+                    try Syscall.run(operation) { CLinuxOS.write(fd, buffer.baseAddress, buffer.count) }
                 }
             }
             let written = try outcome.get()
@@ -138,7 +138,7 @@ public struct LinuxI2CBus: I2CBus {
                 _ = try Syscall.run(operation) { i2c_smbus_write_quick(fd, UInt8(I2C_SMBUS_WRITE)) }
             case .plainRead:
                 var byte: UInt8 = 0
-                _ = try Syscall.run(operation) { Glibc.read(fd, &byte, 1) }
+                _ = try Syscall.run(operation) { CLinuxOS.read(fd, &byte, 1) }
             }
             return true
         } catch where error.kind == .noDevice || error.errno == ENODEV {

@@ -1,5 +1,4 @@
 import CLinuxOS
-import Glibc
 import HAL
 
 /// The blocking core shared by `LinuxEventSource` and `TerminalKeyboard`: one poll() over the

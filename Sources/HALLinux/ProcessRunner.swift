@@ -1,5 +1,4 @@
 import CLinuxOS
-import Glibc
 import HAL
 
 /// Runs the send command as a child process without ever blocking the event loop.
@@ -127,7 +126,7 @@ public final class ProcessRunner: CommandRunner {
         guard !children.isEmpty || !lingering.isEmpty else { return }
         for child in children where !child.killed { signal(child.pid, SIGTERM) }
         for entry in lingering { signal(entry.group, SIGTERM) }
-        var groups = lingering.map(\.group)
+        var groups = lingering.map { $0.group }
         lingering = []
         let giveUp = clock.now() + configuration.killGrace
         var pause = SleepDelay()
@@ -234,7 +233,7 @@ public final class ProcessRunner: CommandRunner {
     /// The next SIGTERM (time-out) or SIGKILL (grace period over) due.
     public var nextService: Instant? {
         let commands = children.compactMap { child in child.killAt == nil ? child.terminateAt : (child.killed ? nil : child.killAt) }.min()
-        return earliestInstant(commands, lingering.map(\.killAt).min())
+        return earliestInstant(commands, lingering.map { $0.killAt }.min())
     }
 
     /// Sends what is due at `now`: SIGTERM to a command past its time-out, SIGKILL to one past the
@@ -314,7 +313,7 @@ public final class ProcessRunner: CommandRunner {
         guard let fd = child.outputFD else { return }
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = Glibc.read(fd, &chunk, chunk.count)
+            let count = CLinuxOS.read(fd, &chunk, chunk.count)
             if count > 0 {
                 let room = max(0, configuration.outputLimit - child.output.count)
                 child.output += chunk[0..<min(room, count)]
@@ -323,11 +322,11 @@ public final class ProcessRunner: CommandRunner {
                 closeOutput(fd)
                 child.outputFD = nil
                 return
-            } else if errno == EINTR {
+            } else if rb_errno() == EINTR {
                 continue
             } else {
                 // EAGAIN: drained for now. Any other error: give up on the output, not the child.
-                if errno != EAGAIN {
+                if rb_errno() != EAGAIN {
                     closeOutput(fd)
                     child.outputFD = nil
                 }
@@ -395,7 +394,7 @@ public final class ProcessRunner: CommandRunner {
     static func environment(extra: [String: String], resend: [(String, String)] = []) -> [String] {
         let ours = extra.filter { name, _ in !resend.contains { $0.0 == name } }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } + resend
         var result: [String] = []
-        if var entry = Optional(environ) {
+        if var entry = rb_environ() {
             while let pointer = entry.pointee {
                 let text = String(cString: pointer)
                 if !ours.contains(where: { text.hasPrefix($0.0 + "=") }) { result.append(text) }

@@ -1,4 +1,4 @@
-import Glibc
+import CLinuxOS
 import HAL
 
 /// Unbuffered writes to standard output and standard error (the simulator redraws in place, so
@@ -13,7 +13,7 @@ public enum StandardStreams {
         var offset = 0
         while offset < bytes.count {
             let written = try Syscall.run("write \(name)") {
-                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                bytes.withUnsafeBytes { CLinuxOS.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             }
             offset += written
         }

@@ -1,5 +1,4 @@
 import CLinuxOS
-import Glibc
 import HAL
 
 /// The controller's state in a file, replaced atomically and durably on every write:
@@ -71,7 +70,7 @@ public struct StateFile: StateStorage, Sendable {
             var offset = 0
             while offset < bytes.count {
                 offset += try Syscall.run("write \(temporary)") {
-                    bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                    bytes.withUnsafeBytes { CLinuxOS.write(fd, $0.baseAddress! + offset, $0.count - offset) }
                 }
             }
             _ = try Syscall.run("fsync \(temporary)") { fsync(fd) }
@@ -101,7 +100,7 @@ public struct StateFile: StateStorage, Sendable {
         while true {
             do throws(HALError) {
                 return try Syscall.run("create \(temporary)") {
-                    open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                    rb_open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
                 }
             } catch where error.errno == EEXIST && !removedLeftover {
                 let type = try FileType.of(temporary)
@@ -148,7 +147,7 @@ public struct StateFile: StateStorage, Sendable {
 
     private func syncDirectory() throws(HALError) {
         let directory = self.directory
-        let fd = try Syscall.run("open directory \(directory)") { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        let fd = try Syscall.run("open directory \(directory)") { rb_open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
         defer { _ = close(fd) }  // read-only descriptor: nothing to lose on close
         _ = try Syscall.run("fsync directory \(directory)") { fsync(fd) }
     }

@@ -1,7 +1,5 @@
 import CLinuxOS
-import Glibc
 import HAL
-import Synchronization
 
 /// The one place HALLinux runs a system call (or a libgpiod/libi2c call with the same convention).
 ///
@@ -12,7 +10,9 @@ import Synchronization
 ///
 /// Tests swap in outcomes with `Syscall.withScript(_:_:)` (or `withInjectedErrors`): each call
 /// through the seam takes the next scripted outcome instead of running the real call. The script
-/// is task-local, so tests running in parallel do not see each other's script.
+/// is thread-local (the body is synchronous, so it runs on the thread that installed it), so tests
+/// running in parallel do not see each other's script. (Thread-local through CLinuxOS rather than
+/// a @TaskLocal with a Mutex: Embedded Swift for the ARM targets has neither.)
 public enum Syscall {
     /// What a scripted call does instead of the real one.
     public enum Outcome: Hashable, Sendable {
@@ -25,32 +25,39 @@ public enum Syscall {
     }
 
     /// A scripted sequence of outcomes for the calls made through the seam.
-    public final class Script: Sendable {
-        private let pending: Mutex<[Outcome]>
+    /// Used only by the thread that installed it.
+    public final class Script {
+        private var pending: [Outcome]
 
-        public init(_ outcomes: [Outcome]) { pending = Mutex(outcomes) }
+        public init(_ outcomes: [Outcome]) { pending = outcomes }
 
         /// How many scripted outcomes are left.
-        public var remaining: Int { pending.withLock { $0.count } }
+        public var remaining: Int { pending.count }
 
         /// The next scripted outcome, or nil when the script is used up (then calls are real).
         func next() -> Outcome? {
-            pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            pending.isEmpty ? nil : pending.removeFirst()
         }
     }
 
-    @TaskLocal static var script: Script?
+    /// The calling thread's script, if a `withScript` body is running on it.
+    static var script: Script? {
+        rb_thread_script().map { Unmanaged<Script>.fromOpaque($0).takeUnretainedValue() }
+    }
 
     /// Runs `body` with `outcomes` scripted for the calls it makes through the seam; returns its
     /// result and how many outcomes were left unused (a test checks every one was consumed).
-    public static func withScript<R>(_ outcomes: [Outcome], _ body: () throws -> R) rethrows -> (result: R, unused: Int) {
+    public static func withScript<R, E: Error>(_ outcomes: [Outcome], _ body: () throws(E) -> R) throws(E) -> (result: R, unused: Int) {
         let script = Script(outcomes)
-        let result = try $script.withValue(script) { try body() }
+        let outer = rb_thread_script()
+        rb_set_thread_script(Unmanaged.passUnretained(script).toOpaque())
+        defer { rb_set_thread_script(outer) }
+        let result = try withExtendedLifetime(script) { () throws(E) -> R in try body() }
         return (result, script.remaining)
     }
 
     /// `withScript` with every outcome a failure with the given errno.
-    public static func withInjectedErrors<R>(_ errnos: [Int32], _ body: () throws -> R) rethrows -> (result: R, unused: Int) {
+    public static func withInjectedErrors<R, E: Error>(_ errnos: [Int32], _ body: () throws(E) -> R) throws(E) -> (result: R, unused: Int) {
         try withScript(errnos.map { .fail($0) }, body)
     }
 
@@ -78,7 +85,7 @@ public enum Syscall {
         case .passThrough?, nil: break
         }
         let result = call()
-        return (result, result < 0 ? Glibc.errno : 0)
+        return (result, result < 0 ? rb_errno() : 0)
     }
 }
 
@@ -102,6 +109,10 @@ public func describe(_ error: HALError) -> String {
     guard error.errno != 0 else { return describe(kind: error.kind) }
     return describe(errno: error.errno)
 }
+
+/// What a missing file reads like in messages: "ENOENT (2): no such file or directory" (for
+/// modules that do not import the C library).
+public var missingFileDescription: String { describe(errno: ENOENT) }
 
 /// "NAME (number): meaning" for an errno value: the one wording of OS errors everywhere (logs,
 /// start-up failures, `config check`, the send command's reasons). Values outside the table use

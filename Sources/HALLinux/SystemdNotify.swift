@@ -1,5 +1,4 @@
 import CLinuxOS
-import Glibc
 import HAL
 
 /// The service manager's notification protocol (sd_notify(3), systemd's NOTIFY_SOCKET), without
@@ -139,7 +138,8 @@ public struct SystemdNotifier: Hashable, Sendable {
         withUnsafeMutableBytes(of: &socketAddress.sun_path) { path in
             path.copyBytes(from: address)
         }
-        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2
+        // sys/un.h: struct sockaddr_un { sa_family_t sun_family; char sun_path[108]; }, no padding.
+        let pathOffset = MemoryLayout<sa_family_t>.size
         let length = socklen_t(pathOffset + address.count)
 
         let socketType = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)

@@ -1,5 +1,4 @@
 import CLinuxOS
-import Glibc
 import HAL
 
 /// What the interactive simulator's keyboard delivers.

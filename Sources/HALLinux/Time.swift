@@ -1,4 +1,4 @@
-import Glibc
+import CLinuxOS
 import HAL
 
 /// CLOCK_MONOTONIC: the clock libgpiod stamps edge events with and the timerfd of

@@ -1,4 +1,4 @@
-import Glibc
+import CLinuxOS
 import HAL
 
 /// CLOCK_REALTIME: civil time, which NTP or an operator may set in either direction. Used only to

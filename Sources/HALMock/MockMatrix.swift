@@ -70,14 +70,19 @@ public final class MockMatrix {
     private let now: () -> Instant
 
     /// All rows start high-Z and all keys up.
-    public init(rows: Int, columns: Int, diodes: Bool = false, clock: some MonotonicClock) {
+    // (convenience: Embedded Swift allows no generic designated initialiser in a class.)
+    public convenience init(rows: Int, columns: Int, diodes: Bool = false, clock: some MonotonicClock) {
+        self.init(rows: rows, columns: columns, diodes: diodes, now: { clock.now() })
+    }
+
+    private init(rows: Int, columns: Int, diodes: Bool, now: @escaping () -> Instant) {
         precondition(rows > 0 && columns > 0 && columns <= 32, "MockMatrix: 1+ rows, 1-32 columns")
         self.rows = rows
         self.columns = columns
         self.diodes = diodes
         self.drives = Array(repeating: .highZ, count: rows)
         self.down = Array(repeating: Array(repeating: false, count: columns), count: rows)
-        self.now = { clock.now() }
+        self.now = now
         record()
     }
 

@@ -99,20 +99,21 @@ public final class RecordingI2CBus: I2CBus {
     ///   - supportsMultiByteWrite: false models an SMBus-only adapter: a write of more than one
     ///     byte is then a caller bug (precondition failure).
     ///   - byteTime: wire time of one byte, 90 us at 100 kHz.
-    public init(clock: some MonotonicClock, supportsMultiByteWrite: Bool = true, byteTime: TimeSpan = RecordingI2CBus.standardModeByteTime) {
-        precondition(byteTime >= .zero, "byteTime must not be negative")
-        self.now = { clock.now() }
-        self.blockingClock = nil
-        self.supportsMultiByteWrite = supportsMultiByteWrite
-        self.byteTime = byteTime
+    // (convenience: Embedded Swift allows no generic designated initialiser in a class.)
+    public convenience init(clock: some MonotonicClock, supportsMultiByteWrite: Bool = true, byteTime: TimeSpan = RecordingI2CBus.standardModeByteTime) {
+        self.init(now: { clock.now() }, blockingClock: nil, supportsMultiByteWrite: supportsMultiByteWrite, byteTime: byteTime)
     }
 
     /// A bus on virtual time; with `blocking` true, each `write` advances `clock` to the end of its
     /// transaction (the time it would have blocked), failed ones included.
-    public init(clock: ManualClock, supportsMultiByteWrite: Bool = true, byteTime: TimeSpan = RecordingI2CBus.standardModeByteTime, blocking: Bool) {
+    public convenience init(clock: ManualClock, supportsMultiByteWrite: Bool = true, byteTime: TimeSpan = RecordingI2CBus.standardModeByteTime, blocking: Bool) {
+        self.init(now: { clock.now() }, blockingClock: blocking ? clock : nil, supportsMultiByteWrite: supportsMultiByteWrite, byteTime: byteTime)
+    }
+
+    private init(now: @escaping () -> Instant, blockingClock: ManualClock?, supportsMultiByteWrite: Bool, byteTime: TimeSpan) {
         precondition(byteTime >= .zero, "byteTime must not be negative")
-        self.now = { clock.now() }
-        self.blockingClock = blocking ? clock : nil
+        self.now = now
+        self.blockingClock = blockingClock
         self.supportsMultiByteWrite = supportsMultiByteWrite
         self.byteTime = byteTime
     }
@@ -184,7 +185,7 @@ public final class RecordingI2CBus: I2CBus {
 
     /// One readable line per transaction: "i2c 0x27 <- 3C 38" (failed ones end in "FAILED(kind)").
     public var trace: [String] {
-        transactions.map(\.traceLine)
+        transactions.map { $0.traceLine }
     }
 
     /// Forgets the recorded transactions and probes (so `wireBytes` and `trace` start again from

@@ -18,8 +18,13 @@ public final class RecordingLED: OutputLine {
     private var failNextKind: HALError.Kind = .injected
     private var failAlwaysKind: HALError.Kind?
 
-    public init(clock: some MonotonicClock) {
-        self.now = { clock.now() }
+    // (convenience: Embedded Swift allows no generic designated initialiser in a class.)
+    public convenience init(clock: some MonotonicClock) {
+        self.init(now: { clock.now() })
+    }
+
+    private init(now: @escaping () -> Instant) {
+        self.now = now
     }
 
     public func set(_ active: Bool) throws(HALError) {
@@ -32,7 +37,7 @@ public final class RecordingLED: OutputLine {
     }
 
     /// The levels of `history` without their times.
-    public var levels: [Bool] { history.map(\.on) }
+    public var levels: [Bool] { history.map { $0.on } }
 
     /// The next `count` calls to `set` fail with `kind`.
     public func failNext(_ count: Int, with kind: HALError.Kind = .injected) {

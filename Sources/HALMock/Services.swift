@@ -86,7 +86,7 @@ public struct ScriptedCommandRunner: CommandRunner {
     public var nextService: Instant? { running.first?.due }
 
     public mutating func service(now: Instant) -> [SendOutcome] {
-        let due = running.prefix { $0.due <= now }.map(\.outcome)
+        let due = running.prefix { $0.due <= now }.map { $0.outcome }
         running.removeFirst(due.count)
         return due
     }

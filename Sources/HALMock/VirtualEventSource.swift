@@ -97,7 +97,7 @@ public struct VirtualEventSource: EventSource {
         let now = clock.now()
         var end = head
         while end < queue.endIndex, queue[end].time <= now { end += 1 }
-        let due = queue[head..<end].map(\.input)
+        let due = queue[head..<end].map { $0.input }
         head = end
         return due
     }
@@ -133,5 +133,5 @@ private func stablySorted<Item>(_ items: [Item], by time: (Item) -> Instant) -> 
     items.enumerated().sorted { a, b in
         let (ta, tb) = (time(a.element), time(b.element))
         return ta != tb ? ta < tb : a.offset < b.offset
-    }.map(\.element)
+    }.map { $0.element }
 }

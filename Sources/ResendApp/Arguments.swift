@@ -45,7 +45,7 @@ public func parseArguments(_ arguments: [String], specs: [OptionSpec], command: 
         }
         guard let spec = specs.first(where: { $0.name == name }) else {
             var message = "\(command): unknown option \(shown("--" + name))"
-            if let near = closestName(to: name, among: specs.map(\.name)) { message += "; did you mean '--\(near)'?" }
+            if let near = closestName(to: name, among: specs.map { $0.name }) { message += "; did you mean '--\(near)'?" }
             throw ExitError(.usage, message)
         }
         if let valueName = spec.valueName {
@@ -141,7 +141,7 @@ func editDistance(_ a: String, _ b: String) -> Int {
 public func helpText(usage: String, summary: String, specs: [OptionSpec]) -> String {
     var lines = ["usage: \(usage)", "", summary, "", "options:"]
     let labels = specs.map { spec in "--\(spec.name)" + (spec.valueName.map { " \($0)" } ?? "") }
-    let width = (labels.map(\.count).max() ?? 0) + 2
+    let width = (labels.map { $0.count }.max() ?? 0) + 2
     for (label, spec) in zip(labels, specs) {
         lines.append("  " + label + String(repeating: " ", count: width - label.count) + spec.help)
     }

@@ -146,13 +146,13 @@ private func lineFinding(role: String, _ spec: LineSpec, _ facts: CheckFacts) ->
     case .named(let name):
         found = chips.lazy.compactMap { chip in chip.lines.first { $0.name == name }.map { (chip, $0) } }.first
         if found == nil {
-            let searched = chips.map(\.summary).joined(separator: ", ")
+            let searched = chips.map { $0.summary }.joined(separator: ", ")
             return .problem(.unavailable, "\(subject): no line of that name; searched \(searched); list the lines with gpioinfo and pass --\(role.lowercased()) with a name or gpiochipN:OFFSET")
         }
     case .chipOffset(let chipNumber, let offset):
         let path = spec.location()!.chipPath
         guard let chip = chips.first(where: { $0.path.hasSuffix("/gpiochip\(chipNumber)") }) else {
-            let present = chips.map(\.name).joined(separator: ", ")
+            let present = chips.map { $0.name }.joined(separator: ", ")
             return .problem(.unavailable, "\(subject): \(path) does not exist (chips: \(present))")
         }
         guard let line = chip.lines.first(where: { $0.offset == offset }) else {
@@ -282,7 +282,7 @@ public func accessAdvice(_ node: DeviceNodeAccess?) -> String {
 
 /// The exit code of a list of findings: 0 when none is a problem, else the most basic (69, 77, 64).
 public func checkExitCode(_ findings: [CheckFinding]) -> ExitCode {
-    mostBasic(findings.compactMap(\.code)) ?? .ok
+    mostBasic(findings.compactMap { $0.code }) ?? .ok
 }
 
 /// The text of the test pattern's second screen: the address, bus and geometry, one item per row,

@@ -62,7 +62,7 @@ public enum AddressChoice: Hashable, Sendable {
         var value: UInt64?
         if text.hasPrefix("0x") || text.hasPrefix("0X") {
             let digits = text.dropFirst(2)
-            if !digits.isEmpty, digits.count <= 4, digits.allSatisfy(\.isHexDigit) { value = UInt64(digits, radix: 16) }
+            if !digits.isEmpty, digits.count <= 4, digits.allSatisfy({ $0.isHexDigit }) { value = UInt64(digits, radix: 16) }
         } else {
             value = parseDecimal(Substring(text))
         }
@@ -224,7 +224,7 @@ public struct RunOptions: Sendable {
         if let text = parsed.value("button") { options.button = try parseLine(text, option: "button", command: command) }
         if let text = parsed.value("button-bias") {
             guard let bias = biasNames.first(where: { $0.name == text })?.bias else {
-                throw ExitError(.usage, "\(command): --button-bias: \(shown(text)) is not a bias; use \(biasNames.map(\.name).joined(separator: ", "))")
+                throw ExitError(.usage, "\(command): --button-bias: \(shown(text)) is not a bias; use \(biasNames.map { $0.name }.joined(separator: ", "))")
             }
             options.buttonBias = bias
         }
@@ -292,7 +292,7 @@ public struct CheckOptions: Sendable {
         OptionSpec("led", value: "LINE", help: "the LED's GPIO line to look for (default: none)"),
         OptionSpec("i2c-bus", value: "N", help: "the I2C bus to scan, /dev/i2c-N (default \(RunOptions.defaultI2CBus))"),
         OptionSpec("address", value: "ADDR", help: "the backpack's address: auto (default) or 0xNN"),
-        OptionSpec("geometry", value: "COLSxROWS", help: "LCD size for the test pattern: \(LCDGeometry.supported.map(\.name).joined(separator: ", ")) (default 16x2)"),
+        OptionSpec("geometry", value: "COLSxROWS", help: "LCD size for the test pattern: \(LCDGeometry.supported.map { $0.name }.joined(separator: ", ")) (default 16x2)"),
         OptionSpec("test-pattern", help: "draw on the LCD: every cell dark, then its address and size"),
         OptionSpec("help", help: "show this help"),
     ]
@@ -327,7 +327,7 @@ public struct CheckOptions: Sendable {
         if let text = parsed.value("address") { options.address = try AddressChoice.parse(text, command: command) }
         if let text = parsed.value("geometry") {
             guard let geometry = LCDGeometry(parsing: text) else {
-                throw ExitError(.usage, "\(command): --geometry: \(shown(text)) is not a supported LCD size; use one of \(LCDGeometry.supported.map(\.name).joined(separator: ", "))")
+                throw ExitError(.usage, "\(command): --geometry: \(shown(text)) is not a supported LCD size; use one of \(LCDGeometry.supported.map { $0.name }.joined(separator: ", "))")
             }
             options.geometry = geometry
         }

@@ -60,7 +60,7 @@ public enum LogFormat: String, Hashable, Sendable, CaseIterable {
         case .plain:
             return formatSeconds3(seconds) + " " + record.plainText
         case .json:
-            var line = "{\"t\":" + formatSeconds3(seconds) + ",\"event\":" + jsonString(record.event.replacing(" ", with: "_"))
+            var line = "{\"t\":" + formatSeconds3(seconds) + ",\"event\":" + jsonString(String(record.event.map { $0 == " " ? "_" : $0 }))
             for field in record.fields {
                 line += "," + jsonString(field.key) + ":" + jsonValue(field.value)
             }

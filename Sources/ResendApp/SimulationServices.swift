@@ -178,7 +178,7 @@ struct RealtimeScriptSource<Inner: EventSource, Clock: MonotonicClock>: EventSou
             var end = next
             while end < pending.endIndex, pending[end].time <= now { end += 1 }
             if end > next {
-                let due = pending[next..<end].map(\.input)
+                let due = pending[next..<end].map { $0.input }
                 next = end
                 return due
             }

@@ -137,8 +137,8 @@ public func startupFailure(_ error: HALError, resource: StartupResource, facts: 
 /// Several failures at once (e.g. neither GPIO nor I2C exists): one line each, and the exit code
 /// of the most basic (`mostBasic`).
 public func combine(_ failures: [ExitError]) -> ExitError? {
-    guard let code = mostBasic(failures.map(\.code)) else { return nil }
-    return ExitError(code, failures.map(\.message).joined(separator: "\n"))
+    guard let code = mostBasic(failures.map { $0.code }) else { return nil }
+    return ExitError(code, failures.map { $0.message }.joined(separator: "\n"))
 }
 
 /// The code to exit with when several things are wrong: missing hardware (69) first, then

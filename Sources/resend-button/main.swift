@@ -1,4 +1,4 @@
-import Glibc
+import CLinuxOS
 import HAL
 import HALLinux
 import ResendApp
@@ -11,5 +11,7 @@ let console = Console(
     err: { text in try? StandardStreams.writeError(text + "\n") },
     readFile: { path in try? StandardStreams.readTextFile(path, limit: DeviceConfig.maximumFileSize) },
     readText: ConfigFileContents.read(_:limit:what:))
-let code = runCommandLine(Array(CommandLine.arguments.dropFirst()), console: console, interactive: runInteractive)
+// The arguments after the program name, from CLinuxOS (Embedded Swift has no CommandLine).
+let arguments = (1..<max(1, Int(rb_argc()))).map { String(cString: rb_argv()[$0]!) }
+let code = runCommandLine(arguments, console: console, interactive: runInteractive)
 exit(code.rawValue)

@@ -8,6 +8,7 @@ struct CommandOutcome {
 }
 
 func runCommand(_ arguments: [String], files: [String: String] = [:]) -> CommandOutcome {
+    EquivalenceCorpus.record(arguments, files: files)
     final class Lines: @unchecked Sendable { var out: [String] = []; var err: [String] = [] }
     let lines = Lines()
     let console = Console(

@@ -17,6 +17,7 @@ final class Capture: @unchecked Sendable {
 }
 
 func runCLI(_ arguments: [String], files: [String: String] = [:]) -> CommandResult {
+    EquivalenceCorpus.record(arguments, files: files)
     let capture = Capture()
     let console = Console(
         out: { capture.out.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },

@@ -1,11 +1,47 @@
-// Linux calls Glibc does not import into Swift (timerfd, signalfd, sigset macros, TIOCGWINSZ).
+// The C library as Swift sees it, in both build modes: HALLinux and the executable import this
+// module, never Glibc. A normal build gets the libc declarations through the system's module map
+// (this module re-exports it); an Embedded Swift build for an ARM Linux target (scripts/cross-build)
+// has no Glibc module, so the same headers are read here directly. What neither mode imports
+// (errno, the variadic open, timerfd, signalfd, sigset macros, TIOCGWINSZ) has a function below.
 // Conventions: -1 with errno set on failure.
 #ifndef RB_OS_H
 #define RB_OS_H
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+/// The calling thread's errno (a macro in C, so neither build mode imports it).
+int rb_errno(void);
+/// open(2) with a mode (the C function is variadic, which Swift cannot call directly).
+int rb_open(const char *path, int flags, unsigned int mode);
+/// The process environment (`environ`, which <unistd.h> declares only under _GNU_SOURCE).
+char **rb_environ(void);
+/// The program's argument count and vector (argv[argc] is NULL), captured before main by a glibc
+/// constructor (glibc passes argc, argv and envp to ELF constructors): `CommandLine` does not exist
+/// in Embedded Swift, so both build modes read the arguments here.
+int rb_argc(void);
+char **rb_argv(void);
+/// A per-thread pointer for HALLinux's test seam (Syscall.withScript): the script a synchronous
+/// test body installs is seen only by the calls that thread makes. NULL until set.
+void *rb_thread_script(void);
+void rb_set_thread_script(void *script);
 
 /// A CLOCK_MONOTONIC timerfd, non-blocking and close-on-exec.
 int rb_timerfd_create_monotonic(void);

@@ -1,6 +1,7 @@
-import Glibc
+import CharacterLCD
 import HAL
 import HALLinux
+import ResendCore
 
 /// What reading a configuration file (or another text file the user names) gave.
 public enum ConfigFileContents: Sendable {
@@ -46,7 +47,7 @@ public enum ConfigFileContents: Sendable {
     var failureReason: String? {
         switch self {
         case .text, .bytes: return nil
-        case .missing: return describe(errno: ENOENT)
+        case .missing: return missingFileDescription
         case .unreadable(let reason): return reason
         }
     }

@@ -95,7 +95,7 @@ final class ConfigReader {
 
     /// One of the named `options`.
     func choice<Value>(_ value: JSONValue, at path: [JSONPathComponent], options: [(name: String, value: Value)]) -> Value? {
-        let names = options.map(\.name)
+        let names = options.map { $0.name }
         let allowed = names.map(quoted).joined(separator: ", ")
         guard case .string(let text) = value else {
             report(path, "expected one of \(allowed), got \(describe(value))")

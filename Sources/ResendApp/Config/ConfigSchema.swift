@@ -4,18 +4,19 @@ import HALLinux
 import ResendCore
 
 extension DeviceConfig {
-    /// The file's `texts` keys and the `Texts` fields they set, in the order of `Texts`.
-    static var textKeys: [(key: String, field: WritableKeyPath<Texts, String>)] { [
-        ("title", \.title),
-        ("sendLabel", \.sendLabel),
-        ("sendingTitle", \.sendingTitle),
-        ("sentTitle", \.sentTitle),
-        ("countdownLabel", \.countdownLabel),
-        ("resendLabel", \.resendLabel),
-        ("failedTitle", \.failedTitle),
-        ("stoppedTitle", \.stoppedTitle),
-        ("stoppedLabel", \.stoppedLabel),
-        (lockoutLabelKey, \.lockoutLabel),
+    /// The file's `texts` keys and the `Texts` fields they read and set, in the order of `Texts`
+    /// (closures, not key paths: Embedded Swift has no key paths).
+    static var textKeys: [(key: String, get: (Texts) -> String, set: (inout Texts, String) -> Void)] { [
+        ("title", { $0.title }, { $0.title = $1 }),
+        ("sendLabel", { $0.sendLabel }, { $0.sendLabel = $1 }),
+        ("sendingTitle", { $0.sendingTitle }, { $0.sendingTitle = $1 }),
+        ("sentTitle", { $0.sentTitle }, { $0.sentTitle = $1 }),
+        ("countdownLabel", { $0.countdownLabel }, { $0.countdownLabel = $1 }),
+        ("resendLabel", { $0.resendLabel }, { $0.resendLabel = $1 }),
+        ("failedTitle", { $0.failedTitle }, { $0.failedTitle = $1 }),
+        ("stoppedTitle", { $0.stoppedTitle }, { $0.stoppedTitle = $1 }),
+        ("stoppedLabel", { $0.stoppedLabel }, { $0.stoppedLabel = $1 }),
+        (lockoutLabelKey, { $0.lockoutLabel }, { $0.lockoutLabel = $1 }),
     ] }
     static let lockoutLabelKey = "lockoutLabel"
 
@@ -27,7 +28,7 @@ extension DeviceConfig {
     }()
 
     /// The keys that hold values (not sections): what the example file must show.
-    public static var valueKeyPaths: [String] { schema.filter { !$0.isSection }.map(\.path) }
+    public static var valueKeyPaths: [String] { schema.filter { !$0.isSection }.map { $0.path } }
 
     /// Reads `tree` against the schema: the configuration with every valid value set (defaults
     /// elsewhere); problems go to `reader`.
@@ -108,8 +109,8 @@ extension DeviceConfig {
         cooldown.finish()
 
         let texts = root.section("texts")
-        for (key, field) in textKeys {
-            if let text = texts.string(key, what: "a text for the display") { config.texts[keyPath: field] = text }
+        for (key, _, set) in textKeys {
+            if let text = texts.string(key, what: "a text for the display") { set(&config.texts, text) }
         }
         texts.finish()
 
@@ -365,7 +366,7 @@ extension DeviceConfig {
         let columns = config.lcd.geometry.columns
         let problems = config.texts.problems(
             columns: columns, maxSeconds: config.longestCooldownSeconds, maxLockoutSeconds: config.policy.windowSeconds)
-        let fields = textKeys.map { ($0.key, config.texts[keyPath: $0.field]) }
+        let fields = textKeys.map { ($0.key, $0.get(config.texts)) }
         for (key, text) in fields {
             let path: [JSONPathComponent] = [.key("texts"), .key(key)]
             if romIsValid, let message = textROMProblem(text, rom: config.lcd.rom, romSetting: "lcd.rom") {
