@@ -330,22 +330,8 @@ extension DeviceConfig {
     }
 
     private static func readLockouts(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader) -> [Int]? {
-        let range = Entry.secondsRange
-        let counts = Entry.lockoutCountRange
-        let allowed = "a list of \(counts.lowerBound) to \(counts.upperBound) lockouts in whole seconds from \(range.lowerBound) to \(range.upperBound), e.g. [30, 120, 600]"
-        guard case .array(let items) = value else {
-            reader.report(path, "expected \(allowed), got \(describe(value))")
-            return nil
-        }
-        guard counts.contains(items.count) else {
-            reader.report(path, (items.isEmpty ? "the list is empty" : "the list has \(items.count) entries") + "; allowed: \(allowed)")
-            return nil
-        }
-        var seconds: [Int] = []
-        for (index, item) in items.enumerated() {
-            if let entry = reader.integer(item, at: path + [.index(index)], range: range, unit: "whole seconds") { seconds.append(entry) }
-        }
-        return seconds.count == items.count ? seconds : nil
+        DeviceConfig.readSecondsList(value, at: path, reader: reader, range: Entry.secondsRange,
+                                     counts: Entry.lockoutCountRange, noun: "lockouts", example: "[30, 120, 600]")
     }
 }
 

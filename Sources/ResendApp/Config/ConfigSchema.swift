@@ -339,9 +339,15 @@ extension DeviceConfig {
 
     /// A non-empty list of whole seconds.
     static func readCooldowns(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader) -> [Int]? {
-        let range = BehaviourSettings.durationRange
-        let counts = Policy.cooldownCountRange
-        let allowed = "a list of \(counts.lowerBound) to \(counts.upperBound) cooldowns in whole seconds from \(range.lowerBound) to \(range.upperBound), e.g. [60, 120, 300]"
+        readSecondsList(value, at: path, reader: reader, range: BehaviourSettings.durationRange,
+                        counts: Policy.cooldownCountRange, noun: "cooldowns", example: "[60, 120, 300]")
+    }
+
+    /// A list of `counts` whole seconds, each within `range` (cooldowns, lockouts); every wrong item
+    /// is reported, and nil comes back when anything was wrong.
+    static func readSecondsList(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader,
+                                range: ClosedRange<Int>, counts: ClosedRange<Int>, noun: String, example: String) -> [Int]? {
+        let allowed = "a list of \(counts.lowerBound) to \(counts.upperBound) \(noun) in whole seconds from \(range.lowerBound) to \(range.upperBound), e.g. \(example)"
         guard case .array(let items) = value else {
             reader.report(path, "expected \(allowed), got \(describe(value))")
             return nil
