@@ -45,7 +45,7 @@
  *   CLOCK_MONOTONIC (ktime_get_ns(), the clock of the program's log):
  *       <t> drive <name> none|low|high     a line's drive changed
  *       <t> key <r> <c> down|up            a key was pressed or released
- *       <t> edge <name> rising|falling     an interrupt was raised on an input line
+ *       <t> edge <name> rising|falling     an interrupt was raised on a requested input line
  *       <t> short <name> <name>...         lines driven low and high were joined (see above)
  *   Writing anything clears it. It holds 2 MiB of text; past that, lines are dropped and the
  *   file ends with "overflow <count>".
@@ -247,7 +247,7 @@ static void update(struct keymatrix *m)
 			continue;
 		/* No mapping: nobody asked for this line's interrupts (gpio-sim reasons alike). */
 		irq = irq_find_mapping(m->irq_sim, line);
-		if (!irq)
+		if (!irq || !irq_has_action(irq))
 			continue;
 		type = irq_get_trigger_type(irq);
 		if ((now && (type & IRQ_TYPE_EDGE_RISING)) || (!now && (type & IRQ_TYPE_EDGE_FALLING))) {
