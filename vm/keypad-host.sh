@@ -8,6 +8,7 @@
 #   (e.g. a kernel cache made before the keypad came) is left out: vm/keypad.sh then SKIPs what
 #   needs it and says so.
 # Uses vm-test's $cache, $module_dir, $kernel_dir and step.
+# shellcheck disable=SC2154 # those come from scripts/vm-test
 
 keypad_tool=$cache/uinput-keypad
 

@@ -123,7 +123,7 @@ KP_OUT=/tmp/uinput-keypad.out
 kp_start() {
     rm -f /tmp/kp.fifo "$KP_OUT"
     mkfifo /tmp/kp.fifo
-    uinput-keypad "$@" < /tmp/kp.fifo > "$KP_OUT" 2>&1 &
+    uinput-keypad < /tmp/kp.fifo > "$KP_OUT" 2>&1 &
     KP_PID=$!
     exec 3> /tmp/kp.fifo
 }
@@ -302,7 +302,10 @@ run_holds_keypad() {
     if [ "$1" = matrix ]; then
         line_used KP_R0 && line_used KP_C0
     else
-        ls -l "/proc/$RUN_PID/fd" 2>/dev/null | grep -q "/dev/input/$KP_EVENT\$"
+        for fd in /proc/"$RUN_PID"/fd/*; do
+            [ "$(readlink "$fd" 2>/dev/null)" = "/dev/input/$KP_EVENT" ] && return 0
+        done
+        return 1
     fi
 }
 
