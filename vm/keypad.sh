@@ -353,7 +353,7 @@ decode() { record_dump | hd44780-decode --columns 16 --rows 2 --address "$LCD_AD
 # glass_has DECODED TEXT: a transaction showed TEXT on some row.
 glass_has() { grep -qF "|$2" "$1"; }
 # last_field DECODED: the last "Code: ..." row the glass showed.
-last_field() { grep -o '|Code: [^|]*' "$1" | tail -n 1 | cut -c2-; }
+last_field() { grep -o '|Code: [^|]*' "$1" | tail -n 1 | cut -c2- | sed 's/ *$//'; }
 # rows_against_each_other: from the module's record, the moments a row was driven high while
 # another was driven low (two outputs against each other as soon as two keys share a column).
 rows_against_each_other() {
@@ -366,9 +366,12 @@ rows_against_each_other() {
         END { print n + 0 }'
 }
 entry_open() { has "$1" "entry opened"; }
+# The pulse's end: run logs `output inactive` once at start (driven inactive), again after it.
+pulse_end() { grep "^[0-9.]* output inactive\( \|\$\)" "$1" | sed -n 2p | cut -d' ' -f1; }
+pulse_ended() { [ -n "$(pulse_end "$1")" ]; }
 door_pulse_check() { # door_pulse_check LOG: sets DOOR_OK and DOOR_TEXT
     active=$(stamp "$1" "output active")
-    inactive=$(stamp "$1" "output inactive")
+    inactive=$(pulse_end "$1")
     DOOR_TEXT="output active -> inactive: $(difference "$active" "$inactive") s; door level seen 1: $DOOR_SEEN, 0 after: $DOOR_AFTER"
     DOOR_OK=0
     if within "$active" "$inactive" 1.0 "$TOLERANCE" && [ "$DOOR_SEEN" = 1 ] && [ "$DOOR_AFTER" = 0 ]; then DOOR_OK=1; fi
@@ -424,7 +427,7 @@ scenario_matrix() {
     matrix_type "$CODE#"
     DOOR_SEEN=0
     wait_until 5 door_is 1 && DOOR_SEEN=1
-    wait_until 3 has "$log" "output inactive"
+    wait_until 3 pulse_ended "$log"
     DOOR_AFTER=$(door_value)
     sleep 2.2
     stop_run
@@ -456,7 +459,7 @@ scenario_matrix() {
     elif [ "$RUN_STATUS" != 0 ]; then
         fail keypad-1 "run exited with $RUN_STATUS after SIGTERM"
     else
-        pass keypad-1 "typed on the matrix: code submitted length=4, verify accepted, door 1 for $(difference "$(stamp "$log" "output active")" "$(stamp "$log" "output inactive")") s; glass 'Code: ****__' then 'Code accepted'; no digit in the log"
+        pass keypad-1 "typed on the matrix: code submitted length=4, verify accepted, door 1 for $(difference "$(stamp "$log" "output active")" "$(pulse_end "$log")") s; glass 'Code: ****__' then 'Code accepted'; no digit in the log"
     fi
     # keypad-2
     if ! grep -q ' code rejected attempts_left=2' "$log"; then
@@ -538,7 +541,7 @@ scenario_evdev() {
     kp_unplug
     sleep 0.5
     kp_plug
-    replugged_at=$(now)
+    replugged_at=$(grep plugged "$KP_OUT" | tail -n 1 | cut -d' ' -f1)
     wait_until 5 run_holds_keypad evdev
     reopened=$?
     sleep 0.3
@@ -547,7 +550,7 @@ scenario_evdev() {
     kp_do typed type "68#" 150 50
     DOOR_SEEN=0
     wait_until 5 door_is 1 && DOOR_SEEN=1
-    wait_until 3 has "$log" "output inactive"
+    wait_until 3 pulse_ended "$log"
     DOOR_AFTER=$(door_value)
     stop_run
     kp_stop
@@ -572,16 +575,18 @@ scenario_evdev() {
     elif [ "$RUN_STATUS" != 0 ]; then
         fail keypad-6 "run exited with $RUN_STATUS after SIGTERM"
     else
-        pass keypad-6 "typed through uinput: verify accepted, door 1 for $(difference "$(stamp "$log" "output active")" "$(stamp "$log" "output inactive")") s, 'Code accepted' on the glass; another reader got no key (grabbed)"
+        pass keypad-6 "typed through uinput: verify accepted, door 1 for $(difference "$(stamp "$log" "output active")" "$(pulse_end "$log")") s, 'Code accepted' on the glass; another reader got no key (grabbed)"
     fi
     if [ "$reopened" != 0 ]; then
         fail keypad-7 "run did not open the keypad again within 5 s of the replug"
+    elif ! has "$log" "keypad offline" || ! has "$log" "keypad online"; then
+        fail keypad-7 "no 'keypad offline' and 'keypad online' in the log around the unplug"
     elif [ "$field_after_replug" != "Code: **____" ]; then
         fail keypad-7 "after the replug the field shows '$field_after_replug', not the two digits typed before ('Code: **____')"
     elif ! grep -q ' code submitted length=4' "$log"; then
         fail keypad-7 "no 'code submitted length=4' (2 digits before the unplug, 2 after)"
     else
-        pass keypad-7 "unplugged after 2 digits, plugged back: reopened, the field kept, the code completed and accepted"
+        pass keypad-7 "unplugged after 2 digits: 'keypad offline', plugged back: 'keypad online' and the device open again $(difference "$replugged_at" "$(stamp "$log" "keypad online")") s after the plug, the field kept ('Code: **____'), the code completed and accepted"
     fi
     if [ "$idle" != 0 ]; then
         fail keypad-8 "idle 3 s with the evdev keypad: $idle context switches, not 0"
