@@ -13,7 +13,8 @@
 #              glass shows the masked field and "Code accepted"; the code's digits not in the log
 #   keypad-2   matrix: a wrong code shows "Wrong, 2 left", the door stays shut
 #   keypad-3   matrix: three keys on a rectangle (no diodes): the ambiguous scan is rejected
-#   keypad-4   matrix: no two rows ever driven against each other (the module's record)
+#   keypad-4   matrix: rows only driven low or left open, never two against each other (the
+#              module's record)
 #   keypad-5   matrix: idle with a keypad: no wake-ups in 3 s (context switches), no scanning
 #   keypad-6   evdev: the same flow through uinput, accepted, the door pulses; a reader without
 #              the grab gets no key while run holds the device (EVIOCGRAB: no console sees keys)
@@ -439,6 +440,7 @@ scenario_matrix() {
     against=$(rows_against_each_other)
     shorts_after=$(km_shorts)
     scans=$(km_record | grep -c ' drive KP_R')
+    rows_high=$(km_record | grep -c ' drive KP_R[0-9]* high$')
     echo "module record: $scans row drive changes, $against moments with rows against each other, shorts $shorts_before -> $shorts_after"
     door_pulse_check "$log"
     echo "$DOOR_TEXT"
@@ -482,8 +484,10 @@ scenario_matrix() {
         fail keypad-4 "only $scans row drive changes recorded: the matrix was not scanned"
     elif [ "$against" != 0 ] || [ "$shorts_after" != "$shorts_before" ]; then
         fail keypad-4 "rows driven against each other $against times, $((shorts_after - shorts_before)) shorts"
+    elif [ "$rows_high" != 0 ]; then
+        fail keypad-4 "a row was driven high $rows_high times (push-pull): released rows must be open (open drain or input)"
     else
-        pass keypad-4 "$scans row drive changes, never a row high while another low, no short"
+        pass keypad-4 "$scans row drive changes, each row only driven low or left open (never high), so never against another; no short"
     fi
     # keypad-5
     if [ "$idle" != 0 ] || [ "$idle_drives" != 0 ]; then
