@@ -34,10 +34,11 @@ KP_DEVICE=/dev/input/by-id/usb-vmtest_keypad-event-kbd
 CODE=2468
 DOOR_CONFIG=/sys/kernel/config/gpio-sim/keypad
 
-begin() { echo; echo "--- SCENARIO $1 BEGIN: $2"; }
-pass() { echo "SCENARIO $1 PASS: $2"; }
-fail() { echo "SCENARIO $1 FAIL: $2"; failures=$((failures + 1)); }
-skip() { echo "SCENARIO $1 SKIP: $2"; }
+# ID_PREFIX (from /init, e.g. "arm64-" on another architecture's guest) goes before every id.
+begin() { echo; echo "--- SCENARIO ${ID_PREFIX:-}$1 BEGIN: $2"; }
+pass() { echo "SCENARIO ${ID_PREFIX:-}$1 PASS: $2"; }
+fail() { echo "SCENARIO ${ID_PREFIX:-}$1 FAIL: $2"; failures=$((failures + 1)); }
+skip() { echo "SCENARIO ${ID_PREFIX:-}$1 SKIP: $2"; }
 
 now() { cut -d' ' -f1 /proc/uptime; }
 wait_until() {
@@ -168,6 +169,7 @@ scenario_hw() {
     idle=$(gpioget --bias=pull-up "$chip" 4 5 6)
     km_key press 1 2
     key6=$(gpioget --bias=pull-up "$chip" 4 5 6)
+    echo "key (1,2) pressed, row 1 low: $KM/lines says"; sed 's/^/    /' "$KM/lines"
     km_key release 1 2
     km_key press 0 2
     other_row=$(gpioget --bias=pull-up "$chip" 4 5 6)
