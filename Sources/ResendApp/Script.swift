@@ -128,7 +128,10 @@ public func parseScript(_ text: String, command: String) throws(ExitError) -> [S
             guard let keysText, !keysText.isEmpty else {
                 throw ExitError(.usage, "\(command): script item \(shown(token)): give the key after the time, like \(kind)@1:\(kind == "keys" ? "1234#" : (holds ? "*" : "5")) (keys: \(allowed))")
             }
-            if holds && keysText == "button" {
+            if keysText == "button" {
+                guard holds else {
+                    throw ExitError(.usage, "\(command): script item \(shown(token)): the button is no keypad key; allowed: \(keyCharacters) (press@T, or down@T:button and up@T:button, for the button)")
+                }
                 items.append(kind == "down" ? .down(at: time, .button) : .up(at: time, .button))
                 continue
             }
