@@ -256,3 +256,50 @@ struct InteractiveKeypadTests {
         #expect(renderer.frameLines().contains { $0.hasSuffix("output ○ off") })
     }
 }
+
+/// The blocks of `README.md`'s keypad example: the configuration file, the command line (split
+/// like a shell splits it: spaces, double quotes) and the output.
+private func readmeKeypadExample() throws -> (config: String, arguments: [String], output: [String]) {
+    let readme = try #require(readRepositoryFile("README.md"))
+    let start = try #require(readme.firstRange(of: "#### Example: a headless run with the keypad"))
+    var rest = readme[start.upperBound...]
+    func block(after fence: String) throws -> String {
+        let open = try #require(rest.firstRange(of: fence))
+        let body = rest[open.upperBound...]
+        let close = try #require(body.firstRange(of: "\n```"))
+        rest = body[close.upperBound...]
+        return String(body[..<close.lowerBound])
+    }
+    let config = try block(after: "```json5\n")
+    let command = try block(after: "```sh\n")
+    let output = try block(after: "```\n")
+    var arguments: [String] = []
+    var word = ""
+    var quoted = false
+    for character in command {
+        if character == "\"" {
+            quoted.toggle()
+        } else if character == " " && !quoted {
+            if !word.isEmpty { arguments.append(word) }
+            word = ""
+        } else {
+            word.append(character)
+        }
+    }
+    if !word.isEmpty { arguments.append(word) }
+    return (config, arguments, output.split(separator: "\n").map(String.init))
+}
+
+@Suite("README: the keypad example")
+struct KeypadReadmeTests {
+    @Test("the README's headless keypad run prints exactly what the README shows")
+    func readmeExampleIsTrue() throws {
+        let example = try readmeKeypadExample()
+        #expect(example.arguments.first == "resend-button")
+        #expect(example.output.count > 20)
+        let result = runCLI(Array(example.arguments.dropFirst()), files: ["keypad.json5": example.config])
+        #expect(result.code == .ok)
+        #expect(result.err == [])
+        #expect(result.out == example.output)
+    }
+}
