@@ -112,6 +112,22 @@ struct KeypadSimulatorTests {
         #expect(!first.out.joined(separator: "\n").contains("918273"))
     }
 
+    @Test("--headless --realtime --verify-command: a real command gets the code on its standard input (a wrong code, then the right one)")
+    func realVerifyCommand() {
+        let result = simulate(
+            ["--realtime", "--events", "--duration", "1", "--verify-command", "grep -qx 4711", "--script", "press@0 keys@0.1:1234# keys@1.6:4711# end@3.2"],
+            files: keypadConfig("output: { line: 'GPIO26', pulseMs: 5000 }"))
+        #expect(result.code == .ok)
+        #expect(result.err == [])
+        let screens = result.out.filter { $0.contains(" screen |") }.map { String($0.drop { $0 != " " }) }
+        let wrong = screens.firstIndex(of: " screen |Wrong, 2 left   |Resend          |")
+        let accepted = screens.firstIndex(of: " screen |Code accepted   |Welcome         |")
+        #expect(wrong != nil && accepted != nil && wrong! < accepted!)
+        #expect(result.out.contains { $0.hasSuffix(" output on") })
+        #expect(result.out.filter { $0.contains("verify finished") }.map { $0.split(separator: " ")[3] } == ["result=rejected", "result=accepted"])
+        #expect(!result.out.joined().contains("4711") && !result.out.joined().contains("1234"))
+    }
+
     @Test("--mock-verify outcomes: an error exit and a command that cannot start are a failed check, a time-out a timed-out one, logged as such", arguments: [
         ("error@1", "3.220 verify finished result=failed exit=2 ms=1000", "3.220 screen |Check failed    |Resend (57)     |"),
         ("exit=7@1", "3.220 verify finished result=failed exit=7 ms=1000", "3.220 screen |Check failed    |Resend (57)     |"),
