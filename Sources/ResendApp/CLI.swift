@@ -151,7 +151,7 @@ public struct SimulateOptions: Sendable {
     public var bounceKey: Character = "b"
 
     static let specs: [OptionSpec] = [
-        OptionSpec("config", value: "PATH", help: "take cooldown, debounce, geometry, texts and policy from this configuration file (default \(DeviceConfig.defaultPath) when it exists); flags override it"),
+        OptionSpec("config", value: "PATH", help: "take cooldown, debounce, geometry, texts, policy and the keypad (keypad.enabled) from this configuration file (default \(DeviceConfig.defaultPath) when it exists); flags override it"),
     ] + BehaviourSettings.optionSpecs + [
         OptionSpec("headless", help: "no terminal UI: run --script on virtual time, instantly, printing every change of the screen and the LED"),
         OptionSpec("script", value: "ITEMS", help: "headless presses, e.g. \"press@0 bounce@30 press@60.5 end@90\" (times in s, or 500ms); with a keypad also key@T:5, keys@T:1234# (300 ms apart), down@T:K and up@T:K (K a key or button)"),
