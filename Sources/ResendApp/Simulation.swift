@@ -40,8 +40,9 @@ public struct MockDevice<Clock: MonotonicClock, Wait: Delay> {
     }
 }
 
-/// Prints every change of the emulated screen and of the LED, one line each, with the virtual time
-/// since the start: `12.000 screen |Verification    |Resend (48)     |` and `60.000 led on`.
+/// Prints every change of the emulated screen and of the LED (and, with a keypad, of its output
+/// line), one line each, with the virtual time since the start:
+/// `12.000 screen |Verification    |Resend (48)     |`, `60.000 led on`, `7.720 output on`.
 /// With `events` it also prints the loop's events as `run` logs them (`EventLogger`, plain):
 /// `12.000 press ignored seconds_left=48`.
 public final class HeadlessPrinter: LoopObserver {
