@@ -319,3 +319,48 @@ struct KeypadReadmeTests {
         #expect(result.out == example.output)
     }
 }
+
+extension KeypadReadmeTests {
+    /// The screens drawn in the README's code block after `heading`: every box's rows.
+    private func readmeScreens(after heading: String) throws -> [[String]] {
+        let readme = try #require(readRepositoryFile("README.md"))
+        let start = try #require(readme.firstRange(of: heading))
+        let rest = readme[start.upperBound...]
+        let open = try #require(rest.firstRange(of: "```\n"))
+        let body = rest[open.upperBound...]
+        let close = try #require(body.firstRange(of: "\n```"))
+        var screens: [[String]] = []
+        var group: [[String]] = []
+        for line in body[..<close.lowerBound].split(separator: "\n") {
+            if line.hasPrefix("│") {
+                let cells = line.split(separator: "│", omittingEmptySubsequences: false)
+                let rows = stride(from: 1, to: cells.count, by: 2).map { String(cells[$0]) }
+                if group.isEmpty { group = rows.map { [$0] } } else { for (index, row) in rows.enumerated() { group[index].append(row) } }
+            } else if line.hasPrefix("└") {
+                screens += group
+                group = []
+            }
+        }
+        return screens
+    }
+
+    @Test("the README's flow screens (16x2 and 20x4) are what the simulator shows", arguments: [
+        ("The flow on 16x2", ""), ("On 20x4 the resend screen", "geometry: '20x4'"),
+    ])
+    func readmeScreensAreTrue(heading: String, lcd: String) throws {
+        let screens = try readmeScreens(after: heading)
+        #expect(screens.count == 7)
+        let files = keypadConfig("entry: { validitySeconds: 40 }", lcd: lcd)
+        var shown: Set<[String]> = []
+        for (verify, script) in [("reject@0.5", "press@0 keys@2:1111# keys@4:2222# keys@6:3333# end@45"), ("accept@0.5", "press@0 keys@2:1111# end@9")] {
+            let result = simulate(["--mock-send", "ok@1", "--mock-verify", verify, "--script", script], files: files)
+            #expect(result.code == .ok)
+            for line in result.out where line.contains(" screen |") {
+                shown.insert(line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast().map(String.init))
+            }
+        }
+        for screen in screens {
+            #expect(shown.contains(screen), "the README shows \(screen), the simulator never did")
+        }
+    }
+}
