@@ -128,6 +128,30 @@ struct KeypadSimulatorTests {
         #expect(!result.out.joined().contains("4711") && !result.out.joined().contains("1234"))
     }
 
+    @Test("--state-file: a lockout survives a restart of the simulator (the entry state on the wall clock)")
+    func lockoutAcrossRestart() throws {
+        let directory = StateDirectory()
+        var keypad = DeviceConfig.Keypad()
+        keypad.enabled = true
+        var services = SimulationServices()
+        services.keypad = keypad
+        services.stateFile = directory.stateFile
+        services.mockSend = [.succeeds(after: .seconds(1))]
+        services.mockVerify = [.init(after: .milliseconds(500), .exited(code: 1))]
+        let wall = WallTime(millisecondsSinceEpoch: 1_764_547_200_000)
+        services.virtualWallStart = wall
+        var first: [String] = []
+        try runHeadless(settings: BehaviourSettings(), services: services,
+                        script: parseScript("press@0 keys@2:1111# keys@4:2222# keys@6:3333# end@9", command: "test"), events: true) { first.append($0) }
+        #expect(first.contains("7.720 entry lockout started seconds=30 round=1"))
+        // Restarted 20 s (wall) after the first run started: 17.72 s of the 30 s lockout are left.
+        services.virtualWallStart = wall + .seconds(20)
+        var second: [String] = []
+        try runHeadless(settings: BehaviourSettings(), services: services, script: parseScript("end@1", command: "test"), events: true) { second.append($0) }
+        #expect(second.contains("0.000 entry lockout resumed seconds_left=18"))
+        #expect(second.contains { $0.hasPrefix("0.000 screen |Try again (18)  |Resend (") })
+    }
+
     @Test("--mock-verify outcomes: an error exit and a command that cannot start are a failed check, a time-out a timed-out one, logged as such", arguments: [
         ("error@1", "3.220 verify finished result=failed exit=2 ms=1000", "3.220 screen |Check failed    |Resend (57)     |"),
         ("exit=7@1", "3.220 verify finished result=failed exit=7 ms=1000", "3.220 screen |Check failed    |Resend (57)     |"),
