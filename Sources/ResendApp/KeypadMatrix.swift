@@ -104,6 +104,8 @@ final class MatrixKeypadAttachment {
 
     /// Scans made so far (for tests and the benchmarks).
     var scans: Int { watch.scans }
+    /// Scans rejected as ambiguous (possible ghost keys; never with `diodes`).
+    var ambiguousScans: Int { watch.scanner.ambiguousScans }
 
     private func columnsReadable() throws(HALError) -> [LoopInput] {
         let drained = try lines.drainColumnEdges()
