@@ -111,14 +111,22 @@ final class MatrixKeypadAttachment {
         let drained = try lines.drainColumnEdges()
         guard drained.count > 0 else { return [] }
         let events = try watch.columnEdges(newest: drained.newest, now: clock.now())
-        try timer.set(watch.nextScan)
+        try afterScan()
         return events.map { .key($0) }
     }
 
     private func timerReadable() throws(HALError) -> [LoopInput] {
         guard try timer.consume() else { return [] }
         let events = try watch.timerFired(now: clock.now())
-        try timer.set(watch.nextScan)
+        try afterScan()
         return events.map { .key($0) }
+    }
+
+    /// Arms the timer for the next poll, if any. While polling, the edges the scan itself made are
+    /// drained at once (they would only wake the loop to be ignored); when idle they are left to
+    /// the watch, since a new key's edge may be among them.
+    private func afterScan() throws(HALError) {
+        try timer.set(watch.nextScan)
+        if watch.nextScan != nil { _ = try lines.drainColumnEdges() }
     }
 }
