@@ -317,7 +317,7 @@ public struct CheckOptions: Sendable {
     public static var help: String {
         helpText(
             usage: "resend-button check [options]",
-            summary: "Diagnose the hardware: GPIO chips and lines (and who holds them), I2C buses and the addresses that answer,\naccess rights. One line per finding, OK or PROBLEM with what to do. Exit 0 when all is well, 69 when\nsomething is missing, 77 when only permissions are wrong, 64 for bad flags.",
+            summary: "Diagnose the hardware: GPIO chips and lines (and who holds them), I2C buses and the addresses that answer,\naccess rights, the configuration's keypad lines (--keys SECONDS tests its keys). One line per finding, OK or PROBLEM with what to do. Exit 0 when all is well, 69 when\nsomething is missing, 77 when only permissions are wrong, 64 for bad flags.",
             specs: specs)
     }
 
