@@ -157,6 +157,8 @@ public struct KeypadLoop<
                 perform(pad.sendFinished(outcome, now: now), now: now)
             case .verifyFinished(let outcome):
                 verifyEnded(outcome, now: now)
+            case .inputDevice(let event):
+                observer.record(.keypad(event), at: now)
             case .stop:
                 perform(pad.stop(now: now), now: now)
                 releaseOutput(now: now)
