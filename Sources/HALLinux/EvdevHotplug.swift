@@ -160,9 +160,9 @@ public final class HotplugEvdevKeypad {
             try arm()
             try adopt(try opener(path))
         } catch {
-            // Quiet while it is simply still missing; a new kind of failure is said once.
-            let repeated = reported.map { HotplugEvdevKeypad.isMissing($0) && HotplugEvdevKeypad.isMissing(error) || $0 == error } ?? false
-            if repeated { return [] }
+            // Offline was said already: quiet while it is simply still missing; a failure of
+            // another kind (no permission yet, grabbed by another program) is said once.
+            if HotplugEvdevKeypad.isMissing(error) || error == reported { return [] }
             reported = error
             return [.inputDevice(.offline(path: path, error: error))]
         }
@@ -174,6 +174,9 @@ public final class HotplugEvdevKeypad {
         guard let fd = opened.fileDescriptor else { throw HALError(.notFound, operation: "open " + path, errno: ENODEV) }
         let epoll = fileDescriptor
         _ = try Syscall.run("epoll_ctl add " + path) { rb_epoll_add(epoll, fd) }
+        // Gone, it stays open until `dropDevice` took it out of the epoll set: a descriptor
+        // closed first would stay in the set if another descriptor shared its open file.
+        opened.closesWhenGone = false
         device = opened
         deviceFD = fd
         name = try? opened.name()

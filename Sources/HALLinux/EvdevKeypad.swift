@@ -28,6 +28,9 @@ public final class EvdevKeypad {
     public let grabbed: Bool
     /// The open descriptor; nil while disconnected.
     public private(set) var fileDescriptor: Int32?
+    /// Whether a read that finds the device gone closes the descriptor (the default); false
+    /// leaves that to the owner (`close()`), which must first take it out of its poll set.
+    public var closesWhenGone = true
 
     /// Opens `path` (symbolic links followed: the by-path and by-id names are links) and grabs it
     /// when `grab`. Throws `.notFound` for a missing device, `.permission` without access (the
@@ -86,7 +89,8 @@ public final class EvdevKeypad {
     }
 
     /// The EV_KEY events pending, unmapped (other event types dropped); nil when the device is
-    /// gone (the descriptor is then closed, as by `read()`). Throws other read errors.
+    /// gone (the descriptor is then closed, as by `read()`, unless `closesWhenGone` is false).
+    /// Throws other read errors.
     public func readKeyCodes() throws(HALError) -> [KeyCode]? {
         guard let fd = fileDescriptor else { return nil }
         var keys: [KeyCode] = []
@@ -98,7 +102,7 @@ public final class EvdevKeypad {
                 count = try Syscall.run("read " + path) { rb_evdev_read(fd, &events, capacity) }
             } catch {
                 if error.errno == ENODEV {
-                    close()
+                    if closesWhenGone { close() }
                     return nil
                 }
                 throw error
