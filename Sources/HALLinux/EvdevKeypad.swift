@@ -86,6 +86,12 @@ public final class EvdevKeypad {
         public var code: UInt16
         public var value: Int32
         public var at: Instant
+
+        public init(code: UInt16, value: Int32, at: Instant) {
+            self.code = code
+            self.value = value
+            self.at = at
+        }
     }
 
     /// The EV_KEY events pending, unmapped (other event types dropped); nil when the device is

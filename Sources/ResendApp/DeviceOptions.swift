@@ -287,9 +287,17 @@ public struct CheckOptions: Sendable {
     public var address = AddressChoice.auto
     public var geometry = LCDGeometry.lcd16x2
     public var testPattern = false
+    /// `--keypad-device PATH`: the evdev keypad to mark in the list of input devices (and the
+    /// key test's device).
+    public var keypadDevice: String?
+    /// `--key-test SECONDS`: read keys from the keypad for that long and report them.
+    public var keyTestSeconds: Int?
     public var help = false
 
     public init() {}
+
+    /// `--key-test`'s range: long enough to press a few keys, short enough for a check.
+    public static let keyTestRange = 1...60
 
     static let specs: [OptionSpec] = [
         OptionSpec("button", value: "LINE", help: "the button's GPIO line to look for: GPIO17 (default) or gpiochipN:OFFSET"),
@@ -298,13 +306,15 @@ public struct CheckOptions: Sendable {
         OptionSpec("address", value: "ADDR", help: "the backpack's address: auto (default) or 0xNN"),
         OptionSpec("geometry", value: "COLSxROWS", help: "LCD size for the test pattern: \(LCDGeometry.supported.map { $0.name }.joined(separator: ", ")) (default 16x2)"),
         OptionSpec("test-pattern", help: "draw on the LCD: every cell dark, then its address and size"),
+        OptionSpec("keypad-device", value: "PATH", help: "the evdev keypad (keypad.device), marked among the input devices"),
+        OptionSpec("key-test", value: "SECONDS", help: "read the keypad for SECONDS (1-60) and report the keys pressed"),
         OptionSpec("help", help: "show this help"),
     ]
 
     public static var help: String {
         helpText(
             usage: "resend-button check [options]",
-            summary: "Diagnose the hardware: GPIO chips and lines (and who holds them), I2C buses and the addresses that answer,\naccess rights. One line per finding, OK or PROBLEM with what to do. Exit 0 when all is well, 69 when\nsomething is missing, 77 when only permissions are wrong, 64 for bad flags.",
+            summary: "Diagnose the hardware: GPIO chips and lines (and who holds them), I2C buses and the addresses that answer,\ninput devices (keypads) and their keys, access rights. One line per finding, OK or PROBLEM with what to do. Exit 0 when all is well, 69 when\nsomething is missing, 77 when only permissions are wrong, 64 for bad flags.",
             specs: specs)
     }
 
@@ -336,6 +346,15 @@ public struct CheckOptions: Sendable {
             options.geometry = geometry
         }
         options.testPattern = parsed.has("test-pattern")
+        if let path = parsed.value("keypad-device") {
+            guard path.hasPrefix("/") && !path.hasSuffix("/") else {
+                throw ExitError(.usage, "\(command): --keypad-device: \(shown(path)) is not an absolute path; use an input device such as /dev/input/by-id/usb-...-event-kbd")
+            }
+            options.keypadDevice = path
+        }
+        if let text = parsed.value("key-test") {
+            options.keyTestSeconds = try parseInteger(text, option: "key-test", range: keyTestRange, unit: "seconds", command: command)
+        }
         return options
     }
 }
