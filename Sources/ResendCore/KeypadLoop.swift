@@ -6,7 +6,8 @@ import HAL
 /// service), feeds the coordinator, and carries out its actions:
 ///
 /// - inputs: `.edge` (the single button, as `Key.button`), `.key` (a keypad backend), `.sendFinished`,
-///   `.verifyFinished`, `.stop`; every key goes through the coordinator's `KeyDebouncer`;
+///   `.verifyFinished`, `.stop`, `.inputDevice` (logged as `.keypad`); every key goes through the
+///   coordinator's `KeyDebouncer`;
 ///   `.edgesMayBeLost` reads the button's level and feeds a differing level as an edge (unlike
 ///   `EventLoop`, the level is not also read when a debounce window closes);
 /// - the send command runs through `runner`, the verify command through `verifier` (the code goes

@@ -6,6 +6,10 @@
 
 #include <stdint.h>
 
+// The module's one header for scripts/cross-build's module map (it takes the first): the rest
+// of the shim is included from here.
+#include "rb_inotify.h"
+
 /// One event as read from the device, its time in nanoseconds on the clock set by
 /// rb_evdev_open (CLOCK_MONOTONIC).
 struct rb_input_event {
