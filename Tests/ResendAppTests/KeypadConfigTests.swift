@@ -25,7 +25,7 @@ struct KeypadConfigTests {
         let text = keypad(#"columns: ["GPIO12", "GPIO16", "GPIO20", "GPIO21"], sendKey: "A", entry: {minLength: 6, maxLength: 6, submitAtMaxLength: true, echo: "brief", echoMs: 500, maxAttempts: null, validitySeconds: null, lockoutSeconds: [60]}, output: {line: "GPIO26", pulseMs: 2500}"#)
         let outcome = checkConfig(text)
         #expect(outcome.code == .ok)
-        #expect(outcome.out.joined().contains("keypad matrix 4x4, send key A, verify /usr/local/bin/check-code (timeout 10 s), output GPIO26 2500 ms (checked, but not used yet: run and simulate still drive the single button)"))
+        #expect(outcome.out.joined().contains("keypad matrix 4x4, send key A, verify /usr/local/bin/check-code (timeout 10 s), output GPIO26 2500 ms (checked; simulate runs it, run does not use it yet)"))
         let config = try DeviceConfig.parse(text: text, source: "t.json5")
         #expect(config.keypad.layout == .fourByFour)
         #expect(config.keypad.keyBindings == KeyBindings(send: [.a]))
