@@ -88,7 +88,7 @@ public func parseCommandLine(_ arguments: [String], console: Console) throws(Exi
         let options = try RunOptions.parse(rest, readConfig: console.readConfig)
         return options.help ? .print(RunOptions.help) : .run(options)
     case "check":
-        let options = try CheckOptions.parse(rest)
+        let options = try CheckOptions.parse(rest, readConfig: console.readConfig)
         return options.help ? .print(CheckOptions.help) : .check(options)
     case "config":
         return .config(rest)

@@ -386,8 +386,6 @@ extension DeviceConfig.Keypad {
         text += ", send key " + (sendKey == .button ? "button" : String(decoding: [sendKey.symbol], as: UTF8.self))
         text += ", verify " + (verify.command.map { "\($0[0]) (timeout \(verify.timeoutSeconds) s)" } ?? "none")
         text += ", output " + (output.line.map { "\($0) \(output.pulseMs) ms" } ?? "none")
-        // Honest until run uses the keypad (issue 14): simulate runs it, run does not yet.
-        text += " (checked; simulate runs it, run does not use it yet)"
         return text
     }
 }
