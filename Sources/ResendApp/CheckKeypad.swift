@@ -14,8 +14,8 @@ func matrixKeypadCheck(_ options: CheckOptions, _ facts: CheckFacts, console: Co
     }
     let keypad = options.keypad
     guard keypad.enabled, keypad.backend == .matrix else {
-        if options.keySeconds != nil && !keypad.enabled {
-            findings.append(.note("--keys: no keypad to test: keypad.enabled is not true in \(options.configPath)"))
+        if options.keySeconds != nil && !keypad.enabled && options.keypadDevice == nil {
+            findings.append(.note("--keys: no keypad to test: keypad.enabled is not true in \(options.configPath) (an input device can be named with --keypad-device)"))
         }
         return findings
     }

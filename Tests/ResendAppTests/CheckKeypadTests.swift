@@ -53,7 +53,7 @@ struct CheckKeypadTests {
         options.keySeconds = 10
         options.configPath = "/etc/x.json5"
         #expect(matrixKeypadCheck(options, piFacts(), console: Self.silent).map(\.line) == [
-            "NOTE --keys: no keypad to test: keypad.enabled is not true in /etc/x.json5",
+            "NOTE --keys: no keypad to test: keypad.enabled is not true in /etc/x.json5 (an input device can be named with --keypad-device)",
         ])
     }
 
