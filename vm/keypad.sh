@@ -1,0 +1,622 @@
+# shellcheck shell=sh
+# The keypad scenarios of vm-test (issue 14), run once per busybox guest by /init (ADAPTER=plain:
+# the glass is decoded from i2c-plain's record) against the real binary on simulated hardware:
+# - a 4x3 key matrix: our gpio-keymatrix module (vm/module/gpio-keymatrix.c), lines KP_R0..KP_R3
+#   (rows) and KP_C0..KP_C2 (columns), keys pressed through debugfs; column levels follow the
+#   driven rows and the pressed keys inside the chip, so a real scanner sees real wiring;
+# - an evdev keypad: uinput-keypad (vm/uinput-keypad.c) through Debian's uinput module, with a
+#   /dev/input/by-id link made by this script as udev would (the busybox guest has no udev);
+# - the output line ("door strike"): a gpio-sim line "door" on a chip of its own.
+# Scenarios (each prints `SCENARIO keypad-<n> PASS|FAIL|SKIP: ...`):
+#   keypad-hw  the hardware alone, with the libgpiod tools and uinput-keypad (no resend-button)
+#   keypad-1   matrix: send, the code typed on the matrix, `#`, accepted; the door pulses; the
+#              glass shows the masked field and "Code accepted"; the code's digits not in the log
+#   keypad-2   matrix: a wrong code shows "Wrong, 2 left", the door stays shut
+#   keypad-3   matrix: three keys on a rectangle (no diodes): the ambiguous scan is rejected
+#   keypad-4   matrix: rows only driven low or left open, never two against each other (the
+#              module's record)
+#   keypad-5   matrix: idle with a keypad: no wake-ups in 3 s (context switches), no scanning
+#   keypad-6   evdev: the same flow through uinput, accepted, the door pulses; a reader without
+#              the grab gets no key while run holds the device (EVIOCGRAB: no console sees keys)
+#   keypad-7   evdev: the keypad unplugged (with * held) and plugged back mid-entry; the held key
+#              is released, the code completes
+#   keypad-8   evdev: idle, no wake-ups in 3 s
+# keypad-1..8 SKIP (with the reason) while `run` does not drive the keypad yet. The exit status
+# is the number of failed scenarios.
+# shellcheck disable=SC2317 # predicates are called through wait_until
+# shellcheck source=hardware.sh source-path=SCRIPTDIR disable=SC1091 # /vm/hardware.sh in the guest
+. /vm/hardware.sh
+BIN=/usr/bin/resend-button
+BUS=$(lcd_bus)
+TOLERANCE=0.050
+failures=0
+KM=/sys/kernel/debug/gpio-keymatrix
+KP_DEVICE=/dev/input/by-id/usb-vmtest_keypad-event-kbd
+CODE=2468
+DOOR_CONFIG=/sys/kernel/config/gpio-sim/keypad
+
+# ID_PREFIX (from /init, e.g. "arm64-" on another architecture's guest) goes before every id.
+begin() { echo; echo "--- SCENARIO ${ID_PREFIX:-}$1 BEGIN: $2"; }
+pass() { echo "SCENARIO ${ID_PREFIX:-}$1 PASS: $2"; }
+fail() { echo "SCENARIO ${ID_PREFIX:-}$1 FAIL: $2"; failures=$((failures + 1)); }
+skip() { echo "SCENARIO ${ID_PREFIX:-}$1 SKIP: $2"; }
+
+now() { cut -d' ' -f1 /proc/uptime; }
+wait_until() {
+    limit=$(awk -v now="$(now)" -v s="$1" 'BEGIN { print now + s }')
+    shift
+    while ! "$@"; do
+        if awk -v now="$(now)" -v limit="$limit" 'BEGIN { exit !(now > limit) }'; then return 1; fi
+        sleep 0.05
+    done
+}
+count() { grep -c "^[0-9.]* $2\( \|\$\)" "$1"; }
+stamp() { grep -m 1 "^[0-9.]* $2\( \|\$\)" "$1" | cut -d' ' -f1; }
+has() { [ "$(count "$1" "$2")" -gt 0 ]; }
+field() { grep -m 1 "^[0-9.]* $2\( \|\$\)" "$1" | tr ' ' '\n' | sed -n "s/^$3=//p"; }
+line_of() { grep -m 1 "^[0-9.]* $2\( \|\$\)" "$1"; }
+difference() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+within() {
+    [ -n "$1" ] && [ -n "$2" ] &&
+        awk -v a="$1" -v b="$2" -v e="$3" -v t="$4" 'BEGIN { d = b - a - e; exit !(d <= t && -d <= t) }'
+}
+show_log() { echo "event log:"; sed 's/^/    /' "$1"; }
+running() { kill -0 "$1" 2>/dev/null; }
+not_running() { ! kill -0 "$1" 2>/dev/null; }
+exists() { [ -e "$1" ]; }
+absent() { [ ! -e "$1" ]; }
+file_has() { grep -q "$2" "$1" 2>/dev/null; }
+
+# --- the hardware ------------------------------------------------------------------------------
+
+# keymatrix_chip: gpiochipN of gpio-keymatrix (empty when not loaded).
+keymatrix_chip() { gpiodetect | sed -n 's/^\(gpiochip[0-9]*\) \[gpio-keymatrix\].*/\1/p'; }
+km_key() { echo "$1 $2 $3" > "$KM/keys"; }
+km_release_all() { echo "release all" > "$KM/keys"; }
+km_record() { cat "$KM/record"; }
+km_record_clear() { echo > "$KM/record"; }
+km_shorts() { cat "$KM/shorts"; }
+# The 4x3 layout: the row and column of a key.
+key_position() {
+    case $1 in
+        1) echo "0 0" ;; 2) echo "0 1" ;; 3) echo "0 2" ;;
+        4) echo "1 0" ;; 5) echo "1 1" ;; 6) echo "1 2" ;;
+        7) echo "2 0" ;; 8) echo "2 1" ;; 9) echo "2 2" ;;
+        '*') echo "3 0" ;; 0) echo "3 1" ;; '#') echo "3 2" ;;
+    esac
+}
+# matrix_type KEYS [HOLD GAP]: presses and releases each key in turn (seconds; default 0.1, 0.15).
+matrix_type() {
+    keys=$1 hold=${2:-0.1} gap=${3:-0.15}
+    while [ -n "$keys" ]; do
+        rest=${keys#?}
+        k=${keys%"$rest"}
+        # shellcheck disable=SC2046 # row and column are two words
+        set -- $(key_position "$k")
+        km_key press "$1" "$2"
+        sleep "$hold"
+        km_key release "$1" "$2"
+        keys=$rest
+        [ -n "$keys" ] && sleep "$gap"
+    done
+}
+
+door_value() { cat "/sys/devices/platform/$(cat "$DOOR_CONFIG/dev_name")/$(cat "$DOOR_CONFIG/bank0/chip_name")/sim_gpio0/value"; }
+door_is() { [ "$(door_value)" = "$1" ]; }
+
+setup_hardware() {
+    [ -f /lib/modules/vm/gpio-keymatrix.ko ] || { echo "no gpio-keymatrix.ko in the guest"; return 1; }
+    insmod /lib/modules/vm/gpio-keymatrix.ko || return 1
+    [ -n "$(keymatrix_chip)" ] || return 1
+    mkdir "$DOOR_CONFIG" "$DOOR_CONFIG/bank0" "$DOOR_CONFIG/bank0/line0" || return 1
+    echo 1 > "$DOOR_CONFIG/bank0/num_lines" && echo door > "$DOOR_CONFIG/bank0/line0/name" &&
+        echo 1 > "$DOOR_CONFIG/live"
+}
+HAVE_UINPUT=0
+setup_uinput() {
+    for module in evdev uinput; do
+        [ -f "/lib/modules/vm/$module.ko" ] || { echo "no $module.ko in the guest (kernel cache made before the keypad scenarios)"; return 1; }
+        insmod "/lib/modules/vm/$module.ko" || return 1
+    done
+    wait_until 2 exists /dev/uinput && HAVE_UINPUT=1
+}
+
+# The uinput keypad: uinput-keypad reads commands from a fifo kept open on fd 3.
+KP_OUT=/tmp/uinput-keypad.out
+kp_start() {
+    rm -f /tmp/kp.fifo "$KP_OUT"
+    mkfifo /tmp/kp.fifo
+    uinput-keypad < /tmp/kp.fifo > "$KP_OUT" 2>&1 &
+    KP_PID=$!
+    exec 3> /tmp/kp.fifo
+}
+kp() { echo "$*" >&3; }
+kp_stop() { kp quit; exec 3>&-; wait "$KP_PID" 2>/dev/null; rm -f "$KP_DEVICE"; }
+kp_answers() { grep -c "$1" "$KP_OUT" 2>/dev/null; }
+# kp_do ANSWER COMMAND...: sends the command and waits (10 s) for one more answer line ANSWER.
+kp_do() {
+    answer=$1
+    shift
+    before=$(kp_answers "$answer")
+    kp "$@"
+    wait_until 10 kp_answered "$answer" "$before"
+}
+kp_answered() { [ "$(kp_answers "$1")" -gt "$2" ]; }
+# kp_plug: plugs the keypad and links KP_DEVICE to its eventN, as udev's by-id rule would.
+kp_plug() {
+    kp_do plugged plug || return 1
+    KP_EVENT=$(grep plugged "$KP_OUT" | tail -n 1 | cut -d' ' -f4)
+    wait_until 2 exists "/dev/input/$KP_EVENT" || return 1
+    mkdir -p /dev/input/by-id
+    ln -sf "../$KP_EVENT" "$KP_DEVICE"
+}
+kp_unplug() { rm -f "$KP_DEVICE"; kp_do unplugged unplug; }
+
+# --- keypad-hw -----------------------------------------------------------------------------------
+scenario_hw() {
+    begin keypad-hw "the simulated keypads alone: gpio-keymatrix levels, ghost, diodes, shorts, edges; uinput-keypad plug, type, unplug"
+    chip=$(keymatrix_chip)
+    gpioinfo "$chip"
+    problems=""
+    note() { problems="$problems; $*"; echo "PROBLEM: $*"; }
+    names=$(gpioinfo "$chip" | sed -n 's/.*"\(KP_[RC][0-9]\)".*/\1/p' | tr '\n' ' ')
+    [ "$names" = "KP_R0 KP_R1 KP_R2 KP_R3 KP_C0 KP_C1 KP_C2 " ] || note "line names '$names'"
+    [ "$(gpiofind KP_C2)" = "$chip 6" ] || note "gpiofind KP_C2 says '$(gpiofind KP_C2)'"
+    km_record_clear
+    # Row 1 driven low (open drain), the others not requested: the columns follow the keys.
+    gpioset --drive=open-drain --mode=signal "$chip" 1=0 &
+    setter=$!
+    sleep 0.3
+    idle=$(gpioget --bias=pull-up "$chip" 4 5 6)
+    km_key press 1 2
+    key6=$(gpioget --bias=pull-up "$chip" 4 5 6)
+    echo "key (1,2) pressed, row 1 low: $KM/lines says"; sed 's/^/    /' "$KM/lines"
+    km_key release 1 2
+    km_key press 0 2
+    other_row=$(gpioget --bias=pull-up "$chip" 4 5 6)
+    km_release_all
+    echo "row 1 low: no key '$idle', key (1,2) '$key6', key (0,2) '$other_row'"
+    [ "$idle" = "1 1 1" ] || note "no key pressed, the columns read '$idle', not '1 1 1'"
+    [ "$key6" = "1 1 0" ] || note "key (1,2) with row 1 low: the columns read '$key6', not '1 1 0'"
+    [ "$other_row" = "1 1 1" ] || note "key (0,2) with only row 1 low: the columns read '$other_row', not '1 1 1'"
+    # Ghost: keys (1,0), (0,0), (0,1) on three corners of a rectangle; without diodes C1 reads low.
+    km_key press 1 0; km_key press 0 0; km_key press 0 1
+    ghost=$(gpioget --bias=pull-up "$chip" 4 5 6)
+    echo 1 > /sys/module/gpio_keymatrix/parameters/diodes
+    with_diodes=$(gpioget --bias=pull-up "$chip" 4 5 6)
+    echo 0 > /sys/module/gpio_keymatrix/parameters/diodes
+    km_release_all
+    echo "rectangle (1,0) (0,0) (0,1) with row 1 low: '$ghost' without diodes, '$with_diodes' with"
+    [ "$ghost" = "0 0 1" ] || note "the rectangle read '$ghost', not the ghost '0 0 1'"
+    [ "$with_diodes" = "0 1 1" ] || note "the rectangle with diodes read '$with_diodes', not '0 1 1'"
+    # An edge on a column when a key joins it to the driven row (irq_sim through the chip).
+    gpiomon --num-events=1 --falling-edge --bias=pull-up "$chip" 4 >/tmp/km-mon.out 2>&1 &
+    monitor=$!
+    sleep 0.3
+    km_key press 1 0
+    wait_until 2 not_running "$monitor" || { note "gpiomon saw no falling edge on KP_C0 within 2 s"; kill "$monitor"; }
+    km_release_all
+    echo "gpiomon: $(cat /tmp/km-mon.out)"
+    grep -q 'FALLING EDGE' /tmp/km-mon.out || note "gpiomon printed no FALLING EDGE"
+    kill "$setter"; wait "$setter"
+    # The short detector: rows 0 and 1 push-pull high and low, joined through keys (0,0), (1,0).
+    shorts_before=$(km_shorts)
+    gpioset --mode=signal "$chip" 0=1 1=0 &
+    setter=$!
+    sleep 0.3
+    km_key press 0 0; km_key press 1 0
+    shorts_push_pull=$(km_shorts)
+    km_release_all
+    kill "$setter"; wait "$setter"
+    # The same with open drain: row 0 "high" is not driven, no short, column 0 low through row 1.
+    gpioset --drive=open-drain --mode=signal "$chip" 0=1 1=0 &
+    setter=$!
+    sleep 0.3
+    km_key press 0 0; km_key press 1 0
+    shorts_open_drain=$(km_shorts)
+    column_open_drain=$(gpioget --bias=pull-up "$chip" 4)
+    km_release_all
+    kill "$setter"; wait "$setter"
+    echo "shorts: $shorts_before before, $shorts_push_pull after push-pull rows, $shorts_open_drain after open-drain rows (column 0: $column_open_drain)"
+    echo "the module's record:"; km_record | sed 's/^/    /'
+    [ "$shorts_push_pull" = $((shorts_before + 1)) ] || note "push-pull rows 0 (high) and 1 (low) joined by two keys: $((shorts_push_pull - shorts_before)) shorts counted, not 1"
+    km_record | grep -q ' short KP_R0 KP_R1 KP_C0$' || note "the record has no 'short KP_R0 KP_R1 KP_C0'"
+    [ "$shorts_open_drain" = "$shorts_push_pull" ] || note "open-drain rows counted a short"
+    [ "$column_open_drain" = 0 ] || note "open-drain rows: column 0 read $column_open_drain, not 0"
+
+    # uinput: plug, a reader sees the keys, unplug removes the node, plug brings it back.
+    if [ "$HAVE_UINPUT" = 1 ]; then
+        kp_start
+        if kp_plug; then
+            first=$KP_EVENT
+            uinput-keypad --listen "/dev/input/$KP_EVENT" 1500 >/tmp/kp-listen.out 2>&1 &
+            listener=$!
+            sleep 0.3
+            kp_do typed type "12#" 50 30
+            wait "$listener"
+            kp_unplug
+            gone=no
+            wait_until 2 absent "/dev/input/$first" && gone=yes
+            kp_plug || note "the second plug failed"
+            echo "uinput-keypad: $(tr '\n' ';' <"$KP_OUT"); the reader: $(cat /tmp/kp-listen.out); /dev/input/$first gone after unplug: $gone"
+            [ "$(cat /tmp/kp-listen.out)" = "events=6" ] || note "a reader of /dev/input/$first got '$(cat /tmp/kp-listen.out)' for 3 keys, not events=6"
+            [ "$gone" = yes ] || note "/dev/input/$first still there 2 s after unplug"
+            [ -e "$KP_DEVICE" ] || note "no $KP_DEVICE after the second plug"
+        else
+            note "uinput-keypad could not plug: $(cat "$KP_OUT")"
+        fi
+        kp_stop
+    else
+        note "no uinput in the guest"
+    fi
+    if [ -n "$problems" ]; then
+        fail keypad-hw "${problems#; }"
+    else
+        pass keypad-hw "7 named lines; columns follow rows and keys; ghost without diodes, none with; falling edge seen by gpiomon; push-pull rows against each other recorded as a short, open-drain rows not; uinput keypad plugs, types (6 key events to a reader), unplugs and plugs back"
+    fi
+}
+
+# --- run with a keypad ---------------------------------------------------------------------------
+
+VERIFY_SCRIPT=/tmp/verify.sh
+VERIFY_CALLS=/tmp/verify.calls
+write_verify() {
+    # Reads the code from standard input, accepts one code; records only the length it got.
+    cat >"$VERIFY_SCRIPT" <<EOF
+#!/bin/sh
+read -r code
+echo "\${#code}" >> $VERIFY_CALLS
+[ "\$code" = "$CODE" ]
+EOF
+    rm -f "$VERIFY_CALLS"
+}
+
+# write_keypad_config FILE BACKEND STATE
+write_keypad_config() {
+    if [ "$2" = matrix ]; then
+        wiring='backend: "matrix", rows: ["KP_R0", "KP_R1", "KP_R2", "KP_R3"], columns: ["KP_C0", "KP_C1", "KP_C2"],'
+    else
+        wiring="backend: \"evdev\", device: \"$KP_DEVICE\","
+    fi
+    cat >"$1" <<EOF
+// vm-test: the simulated hardware with a keypad
+{
+  button: { line: "button", debounceMs: 30 },
+  led: { line: "led" },
+  lcd: { bus: $BUS, address: $LCD_ADDRESS },
+  cooldown: { seconds: 30 },
+  send: { command: ["/bin/sh", "-c", "exit 0"], timeoutSeconds: 2 },
+  stateFile: "$3",
+  keypad: {
+    enabled: true,
+    $wiring
+    entry: { minLength: 4, maxLength: 6, successSeconds: 2, timeoutSeconds: 30 },
+    verify: { command: ["/bin/sh", "$VERIFY_SCRIPT"], timeoutSeconds: 5 },
+    output: { line: "door", pulseMs: 1000 },
+  },
+}
+EOF
+}
+
+line_used() { gpioinfo | grep "\"$1\"" | grep -q '\[used'; }
+led_is() { [ "$(cat "$(sim_line_dir "$LED_OFFSET")/value")" = "$1" ]; }
+run_ready() { line_used button && line_used led && led_is 1; }
+# run_holds_keypad BACKEND: the program requested the matrix lines or opened the input device.
+run_holds_keypad() {
+    if [ "$1" = matrix ]; then
+        line_used KP_R0 && line_used KP_C0
+    else
+        for fd in /proc/"$RUN_PID"/fd/*; do
+            [ "$(readlink "$fd" 2>/dev/null)" = "/dev/input/$KP_EVENT" ] && return 0
+        done
+        return 1
+    fi
+}
+
+# start_keypad_run LOG CONFIG BACKEND: run in the background ($RUN_PID); 0 when it came up and
+# holds the keypad, 1 when it did not come up, 2 when it runs without the keypad ($NOT_WIRED says
+# why).
+start_keypad_run() {
+    "$BIN" run --config "$2" >"$1" 2>&1 &
+    RUN_PID=$!
+    wait_until 10 run_ready || return 1
+    wait_until 2 run_holds_keypad "$3" && return 0
+    said=$("$BIN" config check "$2" 2>&1 | grep -o '([^()]*not used yet[^()]*)' | head -n 1)
+    what="no KP_ line requested"
+    [ "$3" = evdev ] && what="$KP_DEVICE not open"
+    NOT_WIRED="run does not drive the $3 keypad yet: it came up without it ($what)${said:+; config check says $said}"
+    return 2
+}
+stop_run() {
+    kill -TERM "$RUN_PID" 2>/dev/null
+    if ! wait_until 5 not_running "$RUN_PID"; then
+        echo "run did not stop within 5 s of SIGTERM: SIGKILL"
+        kill -KILL "$RUN_PID" 2>/dev/null
+    fi
+    wait "$RUN_PID"
+    RUN_STATUS=$?
+}
+press_button() {
+    pull=$(sim_line_dir "$BUTTON_OFFSET")/pull
+    echo pull-down > "$pull"; sleep 0.2; echo pull-up > "$pull"
+}
+# switches PID: voluntary + involuntary context switches of all its threads.
+switches() {
+    cat /proc/"$1"/task/*/status 2>/dev/null |
+        awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ { n += $2 } END { print n + 0 }'
+}
+# idle_switches PID SECONDS: the context switches of PID during SECONDS of nothing happening.
+idle_switches() {
+    a=$(switches "$1")
+    sleep "$2"
+    b=$(switches "$1")
+    echo $((b - a))
+}
+# decode LOG: the glass from the plain adapter's record, one line per transaction, into LOG.
+decode() { record_dump | hd44780-decode --columns 16 --rows 2 --address "$LCD_ADDRESS" >"$1" 2>&1; }
+# glass_has DECODED TEXT: a transaction showed TEXT on some row.
+glass_has() { grep -qF "|$2" "$1"; }
+# last_field DECODED: the last "Code: ..." row the glass showed.
+last_field() { grep -o '|Code: [^|]*' "$1" | tail -n 1 | cut -c2- | sed 's/ *$//'; }
+# rows_against_each_other: from the module's record, the moments a row was driven high while
+# another was driven low (two outputs against each other as soon as two keys share a column).
+rows_against_each_other() {
+    km_record | awk '
+        $2 == "drive" && $3 ~ /^KP_R/ { drive[$3] = $4
+            low = 0; high = 0
+            for (r in drive) { if (drive[r] == "low") low++; if (drive[r] == "high") high++ }
+            if (low && high) n++ }
+        $2 == "short" { n++ }
+        END { print n + 0 }'
+}
+entry_open() { has "$1" "entry opened"; }
+# The pulse's end: run logs `output inactive` once at start (driven inactive), again after it.
+pulse_end() { grep "^[0-9.]* output inactive\( \|\$\)" "$1" | sed -n 2p | cut -d' ' -f1; }
+pulse_ended() { [ -n "$(pulse_end "$1")" ]; }
+door_pulse_check() { # door_pulse_check LOG: sets DOOR_OK and DOOR_TEXT
+    active=$(stamp "$1" "output active")
+    inactive=$(pulse_end "$1")
+    DOOR_TEXT="output active -> inactive: $(difference "$active" "$inactive") s; door level seen 1: $DOOR_SEEN, 0 after: $DOOR_AFTER"
+    DOOR_OK=0
+    if within "$active" "$inactive" 1.0 "$TOLERANCE" && [ "$DOOR_SEEN" = 1 ] && [ "$DOOR_AFTER" = 0 ]; then DOOR_OK=1; fi
+}
+
+# --- keypad-1..5: the matrix ---------------------------------------------------------------------
+scenario_matrix() {
+    begin keypad-1 "matrix: send, code on the matrix, #, accepted; door pulse; glass; (keypad-2 wrong code, keypad-3 ghost, keypad-4 rows, keypad-5 idle)"
+    config=/tmp/keypad-matrix.json5
+    log=/tmp/keypad-matrix.log
+    rm -f /tmp/keypad-matrix.state
+    write_verify
+    write_keypad_config "$config" matrix /tmp/keypad-matrix.state
+    sed 's/^/    /' "$config"
+    record_clear
+    km_record_clear
+    shorts_before=$(km_shorts)
+    start_keypad_run "$log" "$config" matrix
+    status=$?
+    if [ "$status" != 0 ]; then
+        stop_run
+        show_log "$log"
+        if [ "$status" = 2 ]; then
+            for n in 1 2 3 4 5; do skip "keypad-$n" "$NOT_WIRED"; done
+        else
+            for n in 1 2 3 4 5; do fail "keypad-$n" "run --config with the matrix keypad did not come up within 10 s (exit $RUN_STATUS)"; done
+        fi
+        return
+    fi
+    # keypad-5: idle, before anything happens.
+    sleep 1
+    km_record_clear
+    idle=$(idle_switches "$RUN_PID" 3)
+    idle_drives=$(km_record | grep -c ' drive ')
+    echo "idle 3 s: $idle context switches, $idle_drives row/column drive changes"
+
+    press_button
+    wait_until 5 entry_open "$log"
+    # keypad-3: 1 and 2 held, then 4: three corners of a rectangle (the 5 would be a ghost).
+    km_key press 0 0; sleep 0.15; km_key press 0 1; sleep 0.15; km_key press 1 0; sleep 0.3
+    km_release_all
+    sleep 0.3
+    decode /tmp/keypad-matrix.glass1
+    ghost_field=$(last_field /tmp/keypad-matrix.glass1)
+    echo "after 1, 2 and 4 held together: the field shows '$ghost_field'"
+    matrix_type "**"
+    # keypad-2: a wrong code.
+    matrix_type "1357#"
+    wait_until 5 has "$log" "code rejected"
+    sleep 0.3
+    door_after_wrong=$(door_value)
+    # keypad-1: the code.
+    matrix_type "$CODE#"
+    DOOR_SEEN=0
+    wait_until 5 door_is 1 && DOOR_SEEN=1
+    wait_until 3 pulse_ended "$log"
+    DOOR_AFTER=$(door_value)
+    sleep 2.2
+    stop_run
+    show_log "$log"
+    decode /tmp/keypad-matrix.glass
+    echo "the glass (transactions that changed it):"
+    sed 's/^[^|]*/    /' /tmp/keypad-matrix.glass | uniq
+    echo "the verify command got codes of length: $(tr '\n' ' ' <"$VERIFY_CALLS" 2>/dev/null)"
+    against=$(rows_against_each_other)
+    shorts_after=$(km_shorts)
+    scans=$(km_record | grep -c ' drive KP_R')
+    rows_high=$(km_record | grep -c ' drive KP_R[0-9]* high$')
+    echo "module record: $scans row drive changes, $against moments with rows against each other, shorts $shorts_before -> $shorts_after"
+    door_pulse_check "$log"
+    echo "$DOOR_TEXT"
+
+    # keypad-1
+    if ! grep -q ' verify finished result=accepted exit=0' "$log"; then
+        fail keypad-1 "no 'verify finished result=accepted exit=0': $(grep 'verify finished' "$log" | tr '\n' ';')"
+    elif ! grep -q ' code submitted length=4' "$log"; then
+        fail keypad-1 "no 'code submitted length=4'"
+    elif grep -q "$CODE" "$log"; then
+        fail keypad-1 "the code's digits are in the log"
+    elif [ "$DOOR_OK" != 1 ]; then
+        fail keypad-1 "the door did not pulse 1.0 s: $DOOR_TEXT"
+    elif ! glass_has /tmp/keypad-matrix.glass "Code: ****__"; then
+        fail keypad-1 "the glass never showed the masked field 'Code: ****__'"
+    elif ! glass_has /tmp/keypad-matrix.glass "Code accepted"; then
+        fail keypad-1 "the glass never showed 'Code accepted'"
+    elif [ "$RUN_STATUS" != 0 ]; then
+        fail keypad-1 "run exited with $RUN_STATUS after SIGTERM"
+    else
+        pass keypad-1 "typed on the matrix: code submitted length=4, verify accepted, door 1 for $(difference "$(stamp "$log" "output active")" "$(pulse_end "$log")") s; glass 'Code: ****__' then 'Code accepted'; no digit in the log"
+    fi
+    # keypad-2
+    if ! grep -q ' code rejected attempts_left=2' "$log"; then
+        fail keypad-2 "no 'code rejected attempts_left=2' after a wrong code"
+    elif ! glass_has /tmp/keypad-matrix.glass "Wrong, 2 left"; then
+        fail keypad-2 "the glass never showed 'Wrong, 2 left'"
+    elif [ "$door_after_wrong" != 0 ]; then
+        fail keypad-2 "the door read $door_after_wrong after a wrong code"
+    else
+        pass keypad-2 "a wrong code: 'code rejected attempts_left=2', 'Wrong, 2 left' on the glass, the door stayed 0"
+    fi
+    # keypad-3
+    if [ "$ghost_field" != "Code: **____" ]; then
+        fail keypad-3 "after 1, 2, then 4 held (a rectangle without diodes) the field shows '$ghost_field', not 'Code: **____' (1 and 2 only)"
+    else
+        pass keypad-3 "1 and 2 then 4 held together: the ambiguous scans rejected, only 1 and 2 entered"
+    fi
+    # keypad-4
+    if [ "$scans" -lt 4 ]; then
+        fail keypad-4 "only $scans row drive changes recorded: the matrix was not scanned"
+    elif [ "$against" != 0 ] || [ "$shorts_after" != "$shorts_before" ]; then
+        fail keypad-4 "rows driven against each other $against times, $((shorts_after - shorts_before)) shorts"
+    elif [ "$rows_high" != 0 ]; then
+        fail keypad-4 "a row was driven high $rows_high times (push-pull): released rows must be open (open drain or input)"
+    else
+        pass keypad-4 "$scans row drive changes, each row only driven low or left open (never high), so never against another; no short"
+    fi
+    # keypad-5
+    if [ "$idle" != 0 ] || [ "$idle_drives" != 0 ]; then
+        fail keypad-5 "idle 3 s: $idle context switches, $idle_drives drive changes (scanning while idle?)"
+    else
+        pass keypad-5 "idle 3 s with the matrix keypad: 0 context switches, no row or column changed"
+    fi
+}
+
+# --- keypad-6..8: evdev through uinput -----------------------------------------------------------
+scenario_evdev() {
+    begin keypad-6 "evdev: the flow through a uinput keypad, grabbed; (keypad-7 unplug and replug mid-entry, keypad-8 idle)"
+    if [ "$HAVE_UINPUT" != 1 ]; then
+        for n in 6 7 8; do skip "keypad-$n" "no uinput in the guest"; done
+        return
+    fi
+    config=/tmp/keypad-evdev.json5
+    log=/tmp/keypad-evdev.log
+    rm -f /tmp/keypad-evdev.state
+    write_verify
+    write_keypad_config "$config" evdev /tmp/keypad-evdev.state
+    record_clear
+    kp_start
+    if ! kp_plug; then
+        kp_stop
+        for n in 6 7 8; do fail "keypad-$n" "uinput-keypad could not plug: $(cat "$KP_OUT")"; done
+        return
+    fi
+    start_keypad_run "$log" "$config" evdev
+    status=$?
+    if [ "$status" != 0 ]; then
+        stop_run
+        kp_stop
+        show_log "$log"
+        if [ "$status" = 2 ]; then
+            for n in 6 7 8; do skip "keypad-$n" "$NOT_WIRED"; done
+        else
+            for n in 6 7 8; do fail "keypad-$n" "run --config with the evdev keypad did not come up within 10 s (exit $RUN_STATUS)"; done
+        fi
+        return
+    fi
+    sleep 1
+    idle=$(idle_switches "$RUN_PID" 3)
+    echo "idle 3 s: $idle context switches"
+    press_button
+    wait_until 5 entry_open "$log"
+    # A reader without the grab while run holds the device.
+    uinput-keypad --listen "/dev/input/$KP_EVENT" 1500 >/tmp/kp-listen.out 2>&1 &
+    listener=$!
+    sleep 0.2
+    kp_do typed type 24 150 50
+    wait "$listener"
+    grabbed=$(cat /tmp/kp-listen.out)
+    # keypad-7: `*` pressed (deleting the 4) and still held when the keypad is unplugged, plugged
+    # back 1.5 s later: the unplug must release it, or its hold (holdToClearMs, 1 s) clears the
+    # field; then the rest typed.
+    kp_do "down" down '*'
+    sleep 0.2
+    kp_unplug
+    sleep 1.5
+    kp_plug
+    replugged_at=$(grep plugged "$KP_OUT" | tail -n 1 | cut -d' ' -f1)
+    wait_until 5 run_holds_keypad evdev
+    reopened=$?
+    sleep 0.3
+    decode /tmp/keypad-evdev.glass1
+    field_after_replug=$(last_field /tmp/keypad-evdev.glass1)
+    kp_do typed type "468#" 150 50
+    DOOR_SEEN=0
+    wait_until 5 door_is 1 && DOOR_SEEN=1
+    wait_until 3 pulse_ended "$log"
+    DOOR_AFTER=$(door_value)
+    stop_run
+    kp_stop
+    show_log "$log"
+    decode /tmp/keypad-evdev.glass
+    echo "the glass (transactions that changed it):"
+    sed 's/^[^|]*/    /' /tmp/keypad-evdev.glass | uniq
+    echo "uinput-keypad: $(tr '\n' ';' <"$KP_OUT")"
+    echo "a reader without the grab got: $grabbed; run reopened the device after the replug: $([ "$reopened" = 0 ] && echo yes || echo no) (replugged at $replugged_at); field then: '$field_after_replug'"
+    door_pulse_check "$log"
+    echo "$DOOR_TEXT"
+    if ! grep -q ' verify finished result=accepted exit=0' "$log"; then
+        fail keypad-6 "no 'verify finished result=accepted exit=0': $(grep 'verify finished' "$log" | tr '\n' ';')"
+    elif grep -q "$CODE" "$log"; then
+        fail keypad-6 "the code's digits are in the log"
+    elif [ "$DOOR_OK" != 1 ]; then
+        fail keypad-6 "the door did not pulse 1.0 s: $DOOR_TEXT"
+    elif ! glass_has /tmp/keypad-evdev.glass "Code accepted"; then
+        fail keypad-6 "the glass never showed 'Code accepted'"
+    elif [ "$grabbed" != "events=0" ]; then
+        fail keypad-6 "another reader of the device got '$grabbed' while run held it (no EVIOCGRAB?)"
+    elif [ "$RUN_STATUS" != 0 ]; then
+        fail keypad-6 "run exited with $RUN_STATUS after SIGTERM"
+    else
+        pass keypad-6 "typed through uinput: verify accepted, door 1 for $(difference "$(stamp "$log" "output active")" "$(pulse_end "$log")") s, 'Code accepted' on the glass; another reader got no key (grabbed)"
+    fi
+    if [ "$reopened" != 0 ]; then
+        fail keypad-7 "run did not open the keypad again within 5 s of the replug"
+    elif ! has "$log" "keypad offline" || ! has "$log" "keypad online"; then
+        fail keypad-7 "no 'keypad offline' and 'keypad online' in the log around the unplug"
+    elif [ "$field_after_replug" != "Code: *_____" ]; then
+        fail keypad-7 "after the replug the field shows '$field_after_replug', not 'Code: *_____' (2 and 4 typed, * pressed and held at the unplug: released by it, so no hold-to-clear)"
+    elif ! grep -q ' code submitted length=4' "$log"; then
+        fail keypad-7 "no 'code submitted length=4' (2 digits before the unplug, 2 after)"
+    else
+        pass keypad-7 "unplugged after 2 digits: 'keypad offline', plugged back: 'keypad online' and the device open again $(difference "$replugged_at" "$(stamp "$log" "keypad online")") s after the plug, a * held at the unplug released (the field kept at 'Code: *_____', no hold-to-clear), the code completed and accepted"
+    fi
+    if [ "$idle" != 0 ]; then
+        fail keypad-8 "idle 3 s with the evdev keypad: $idle context switches, not 0"
+    else
+        pass keypad-8 "idle 3 s with the evdev keypad: 0 context switches"
+    fi
+}
+
+# KEYPAD_LIBRARY=1: only the definitions above (for exploring with vm-test --scenarios).
+[ -n "${KEYPAD_LIBRARY:-}" ] && return 0
+
+started_at=$(now)
+if ! setup_hardware; then
+    fail keypad-hw "the keypad hardware could not be set up (gpio-keymatrix, the door line)"
+    exit "$failures"
+fi
+setup_uinput || echo "uinput: not available"
+scenario_hw
+scenario_matrix
+scenario_evdev
+echo "keypad scenarios: $(difference "$started_at" "$(now)") s"
+exit "$failures"
