@@ -118,6 +118,7 @@ struct CheckEvdevTests {
         (["--keypad-device", "event3"], "check: --keypad-device: 'event3' is not an absolute path; use an input device such as /dev/input/by-id/usb-...-event-kbd"),
     ])
     func badFlags(arguments: [String], message: String) {
+        EquivalenceCorpus.record(["check"] + arguments, files: [:], usageError: true)
         #expect(throws: ExitError.self) { _ = try CheckOptions.parse(arguments) }
         do {
             _ = try CheckOptions.parse(arguments)

@@ -72,6 +72,7 @@ struct CheckKeypadTests {
         #expect(options.keySeconds == 15)
         #expect(options.keypad.enabled && options.keypad.diodes)
         #expect(options.configProblem == nil)
+        EquivalenceCorpus.record(["check", "--keys", "0"], files: [:], usageError: true)
         let error = exitError { () throws(ExitError) in _ = try CheckOptions.parse(["--keys", "0"]) { _ in .missing } }
         #expect(error?.code == .usage)
         #expect(error?.message == "check: --keys: expected whole seconds from 1 to 300, got '0'")

@@ -17,11 +17,16 @@ enum EquivalenceCorpus {
     }()
     private static let written = Mutex<Set<UInt64>>([])
 
-    static func record(_ arguments: [String], files: [String: String]) {
+    ///
+    /// `usageError`: the test parsed `arguments` without running them (`CheckOptions.parse` and
+    /// the like) and saw a usage error (exit 64). Such `run` and `check` lines end in the parser,
+    /// before any device is touched, so the equivalence suite replays them too (and fails the case
+    /// if the x86 build does not exit 64 on it).
+    static func record(_ arguments: [String], files: [String: String], usageError: Bool = false) {
         guard let directory else { return }
         let fileMembers = files.sorted { $0.key < $1.key }.map { jsonString($0.key) + ": " + jsonString($0.value) }
         let line = "{\"args\": [" + arguments.map(jsonString).joined(separator: ", ") + "], \"files\": {"
-            + fileMembers.joined(separator: ", ") + "}}\n"
+            + fileMembers.joined(separator: ", ") + "}" + (usageError ? ", \"usage_error\": true" : "") + "}\n"
         let bytes = Array(line.utf8)
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bit
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
