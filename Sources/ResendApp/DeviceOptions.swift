@@ -114,6 +114,9 @@ public struct RunOptions: Sendable {
     public var wiring = PCF8574Wiring.common
     /// The send command (configuration file only); `send.command == nil`: none.
     public var send = DeviceConfig.Send()
+    /// The code-entry keypad, its rules, verify command and output line (configuration file only);
+    /// `keypad.enabled == false` (default): the single button, as before.
+    public var keypad = DeviceConfig.Keypad()
     /// Where the countdown is persisted; nil (`--state-file off`): not persisted.
     public var stateFile: String? = DeviceConfig.defaultStateFile
     /// True when `stateFile` comes from `--state-file` (a bad path is then exit 64, else 78).
@@ -145,6 +148,7 @@ public struct RunOptions: Sendable {
         backlight = config.lcd.backlight
         wiring = config.lcd.wiring
         send = config.send
+        keypad = config.keypad
         stateFile = config.stateFile
         policy = config.resendPolicy
     }
