@@ -46,6 +46,21 @@ func fuzzScript(_ bytes: [UInt8]) {
     services.mockSend = [.succeeds(after: .milliseconds(300)), .init(after: .seconds(2), .exited(code: 1))]
     services.policy = ResendPolicy(cooldowns: [.seconds(3), .seconds(7)], cap: .init(maxSends: 3, window: .seconds(30)))
     services.virtualWallStart = WallTime(millisecondsSinceEpoch: 1_764_547_200_000)
+    // Key items need the keypad: such a script runs with one (a short lockout and validity, a
+    // scripted verify command and an output line), as `simulate --config` with keypad.enabled.
+    if script.contains(where: { $0.needsKeypad }) || bytesHaveKeypadFlag(bytes) {
+        var keypad = DeviceConfig.Keypad()
+        keypad.enabled = true
+        keypad.entry.maxAttempts = 2
+        keypad.entry.lockoutSeconds = [2, 4]
+        keypad.entry.validitySeconds = 20
+        keypad.entry.echo = .brief
+        keypad.output.line = "GPIO26"
+        keypad.output.pulseMs = 500
+        services.keypad = keypad
+        services.mockVerify = [.init(after: .milliseconds(200), .exited(code: 1)), .init(after: .milliseconds(100), .exited(code: 0)),
+                               .init(after: .seconds(3), .timedOut(after: .seconds(3), killed: false))]
+    }
     var violations: [String] = []
     do throws(ExitError) {
         try runHeadless(settings: settings, services: services, script: script, events: true) { line in
@@ -56,6 +71,9 @@ func fuzzScript(_ bytes: [UInt8]) {
     }
     precondition(violations.isEmpty, "script: LCD protocol violations: \(violations)")
 }
+
+/// A script whose first byte is odd also runs with the keypad (button items only, too).
+func bytesHaveKeypadFlag(_ bytes: [UInt8]) -> Bool { (bytes.first ?? 0) & 1 == 1 }
 
 /// The state file: decoded; what decodes survives a round trip and resumes at any wall time.
 func fuzzState(_ bytes: [UInt8]) {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/input.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +36,10 @@ int rb_evdev_read(int fd, struct rb_input_event *events, int capacity) {
     // smaller than one event, otherwise a multiple of its size).
     ssize_t got = read(fd, raw, (size_t)capacity * sizeof raw[0]);
     if (got < 0) return errno == EAGAIN ? 0 : -1;
+    if (got == 0) {
+        errno = ENODEV;
+        return -1;
+    }
     int count = (int)(got / (ssize_t)sizeof raw[0]);
     for (int i = 0; i < count; i++) {
         events[i].time_ns = (int64_t)raw[i].input_event_sec * 1000000000 + (int64_t)raw[i].input_event_usec * 1000;
@@ -54,4 +59,13 @@ int rb_evdev_name(int fd, char *name, int size) {
     if (got < 0) return -1;
     name[size - 1] = '\0';
     return got;
+}
+
+int rb_evdev_key_bits(int fd, uint8_t *bits, int size) {
+    if (size <= 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    memset(bits, 0, (size_t)size);
+    return ioctl(fd, EVIOCGBIT(EV_KEY, size), bits);
 }

@@ -146,17 +146,28 @@ int rb_gpio_request_input(const char *chip_path, unsigned int offset, rb_gpio_bi
     return 0;
 }
 
-int rb_gpio_request_output(const char *chip_path, unsigned int offset, bool active_low,
-                           bool initially_active, const char *consumer, rb_gpio_request **out) {
+static int request_output_v1(const char *chip_path, unsigned int offset, int flags,
+                             bool initially_active, const char *consumer, rb_gpio_request **out) {
     rb_gpio_request *request;
     if (open_line(chip_path, offset, &request) < 0) return -1;
-    int flags = active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0;
     if (gpiod_line_request_output_flags(request->line, consumer, flags, initially_active ? 1 : 0) < 0) {
         free_unrequested(request);
         return -1;
     }
     *out = request;
     return 0;
+}
+
+int rb_gpio_request_output(const char *chip_path, unsigned int offset, bool active_low,
+                           bool initially_active, const char *consumer, rb_gpio_request **out) {
+    int flags = active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0;
+    return request_output_v1(chip_path, offset, flags, initially_active, consumer, out);
+}
+
+int rb_gpio_request_open_drain_output(const char *chip_path, unsigned int offset, bool active_low,
+                                      bool initially_active, const char *consumer, rb_gpio_request **out) {
+    int flags = GPIOD_LINE_REQUEST_FLAG_OPEN_DRAIN | (active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0);
+    return request_output_v1(chip_path, offset, flags, initially_active, consumer, out);
 }
 
 int rb_gpio_request_fd(rb_gpio_request *request) { return gpiod_line_event_get_fd(request->line); }
@@ -305,11 +316,13 @@ int rb_gpio_request_input(const char *chip_path, unsigned int offset, rb_gpio_bi
     return wrap_request(line_request, offset, true, out);
 }
 
-int rb_gpio_request_output(const char *chip_path, unsigned int offset, bool active_low,
-                           bool initially_active, const char *consumer, rb_gpio_request **out) {
+static int request_output_v2(const char *chip_path, unsigned int offset, bool active_low,
+                             bool initially_active, enum gpiod_line_drive drive, const char *consumer,
+                             rb_gpio_request **out) {
     struct gpiod_line_settings *settings = gpiod_line_settings_new();
     if (settings == NULL) return -1;
     int failed = gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_OUTPUT) < 0
+              || gpiod_line_settings_set_drive(settings, drive) < 0
               || gpiod_line_settings_set_output_value(
                      settings, initially_active ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE) < 0;
     struct gpiod_line_request *line_request = NULL;
@@ -322,6 +335,16 @@ int rb_gpio_request_output(const char *chip_path, unsigned int offset, bool acti
     errno = saved;
     if (line_request == NULL) return -1;
     return wrap_request(line_request, offset, false, out);
+}
+
+int rb_gpio_request_output(const char *chip_path, unsigned int offset, bool active_low,
+                           bool initially_active, const char *consumer, rb_gpio_request **out) {
+    return request_output_v2(chip_path, offset, active_low, initially_active, GPIOD_LINE_DRIVE_PUSH_PULL, consumer, out);
+}
+
+int rb_gpio_request_open_drain_output(const char *chip_path, unsigned int offset, bool active_low,
+                                      bool initially_active, const char *consumer, rb_gpio_request **out) {
+    return request_output_v2(chip_path, offset, active_low, initially_active, GPIOD_LINE_DRIVE_OPEN_DRAIN, consumer, out);
 }
 
 int rb_gpio_request_fd(rb_gpio_request *request) { return gpiod_line_request_get_fd(request->request); }

@@ -20,6 +20,9 @@ public enum LoopInput: Hashable, Sendable {
     /// `sequence` it names. Exit 0 accepted, 1 rejected, anything else an error (the keypad loop
     /// decides; see `VerifyResult`). Never carries the code.
     case verifyFinished(SendOutcome)
+    /// An input device (an evdev keypad) went away or came back; for the log. Keys it held were
+    /// delivered as releases before it.
+    case inputDevice(InputDeviceEvent)
 }
 
 /// The one blocking call of the event loop: wait for inputs or a deadline.

@@ -81,12 +81,14 @@ public func parseCommandLine(_ arguments: [String], console: Console) throws(Exi
         } else {
             scriptText = options.script ?? ""
         }
-        return .simulateHeadless(options, script: try parseScript(scriptText, command: "simulate"))
+        let script = try parseScript(scriptText, command: "simulate")
+        try checkScriptNeedsNoKeypad(script, services: options.services)
+        return .simulateHeadless(options, script: script)
     case "run":
         let options = try RunOptions.parse(rest, readConfig: console.readConfig)
         return options.help ? .print(RunOptions.help) : .run(options)
     case "check":
-        let options = try CheckOptions.parse(rest)
+        let options = try CheckOptions.parse(rest, readConfig: console.readConfig)
         return options.help ? .print(CheckOptions.help) : .check(options)
     case "config":
         return .config(rest)
@@ -149,10 +151,10 @@ public struct SimulateOptions: Sendable {
     public var bounceKey: Character = "b"
 
     static let specs: [OptionSpec] = [
-        OptionSpec("config", value: "PATH", help: "take cooldown, debounce, geometry, texts and policy from this configuration file (default \(DeviceConfig.defaultPath) when it exists); flags override it"),
+        OptionSpec("config", value: "PATH", help: "take cooldown, debounce, geometry, texts, policy and the keypad (keypad.enabled) from this configuration file (default \(DeviceConfig.defaultPath) when it exists); flags override it"),
     ] + BehaviourSettings.optionSpecs + [
         OptionSpec("headless", help: "no terminal UI: run --script on virtual time, instantly, printing every change of the screen and the LED"),
-        OptionSpec("script", value: "ITEMS", help: "headless presses, e.g. \"press@0 bounce@30 press@60.5 end@90\" (times in s, or 500ms)"),
+        OptionSpec("script", value: "ITEMS", help: "headless presses, e.g. \"press@0 bounce@30 press@60.5 end@90\" (times in s, or 500ms); with a keypad also key@T:5, keys@T:1234# (300 ms apart), down@T:K and up@T:K (K a key or button)"),
         OptionSpec("script-file", value: "PATH", help: "read the headless script from a file (# starts a comment)"),
         OptionSpec("events", help: "headless: also print press accepted/ignored and countdown events"),
         OptionSpec("bounce-key", value: "KEY", help: "interactive: the key that gives a bouncy press (default b)"),
@@ -163,7 +165,7 @@ public struct SimulateOptions: Sendable {
     public static var help: String {
         helpText(
             usage: "resend-button simulate [options]",
-            summary: "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive keys: space or enter = press, b = bouncy press, q or Ctrl-C = quit.",
+            summary: "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive keys: space or enter = press, b = bouncy press, q or Ctrl-C = quit.\nWith a keypad (keypad.enabled in --config): 0-9, *, #, A-D (upper case) = keypad keys, x = hold * (clears the field).",
             specs: specs)
     }
 
@@ -186,11 +188,13 @@ public struct SimulateOptions: Sendable {
         try options.settings.apply(parsed, command: "simulate")
         options.headless = parsed.has("headless")
         options.events = parsed.has("events")
-        options.services = try SimulationServices.parse(parsed, headless: options.headless, command: "simulate")
+        options.services = try SimulationServices.parse(
+            parsed, headless: options.headless, keypad: config.keypad.enabled ? config.keypad : nil, command: "simulate")
         if parsed.value("cooldowns") == nil && parsed.value("max-sends") == nil {
             options.services.policy = config.resendPolicy  // policy flags replace the file's policy as a whole
         }
         _ = try options.services.controllerConfig(options.settings, command: "simulate")
+        try options.services.checkKeypad(options.settings, command: "simulate")
         options.script = parsed.value("script")
         options.scriptFile = parsed.value("script-file")
         if options.script != nil && options.scriptFile != nil {
@@ -205,6 +209,10 @@ public struct SimulateOptions: Sendable {
                 throw ExitError(.usage, "simulate: --bounce-key: expected one letter or digit other than q, got \(shown(key))")
             }
             options.bounceKey = character
+        }
+        if options.services.keypad != nil, let byte = options.bounceKey.asciiValue,
+            interactiveKeypadKey(byte) != nil || byte == interactiveClearKey {
+            throw ExitError(.usage, "simulate: --bounce-key: \(shown(String(options.bounceKey))) is a keypad key in the simulator with a keypad; allowed: a letter other than q, x and A-D")
         }
         return options
     }

@@ -318,6 +318,7 @@ public func drawTestPattern<Bus: I2CBus, Wait: Delay>(bus: Bus, address: I2CAddr
 public func runCheck(_ options: CheckOptions, console: Console) -> ExitCode {
     let (facts, bus) = CheckFacts.gather(options)
     var (findings, lcd) = checkFindings(options, facts)
+    findings += evdevCheck(options, console: console)
     if options.testPattern {
         if let lcd, let bus {
             do throws(HALError) {
@@ -332,6 +333,7 @@ public func runCheck(_ options: CheckOptions, console: Console) -> ExitCode {
     } else if lcd != nil {
         findings.append(.note("add --test-pattern to draw on the LCD"))
     }
+    findings += matrixKeypadCheck(options, facts, console: console)
     for finding in findings { console.out(finding.line) }
     let code = checkExitCode(findings)
     let problems = findings.filter { $0.code != nil }.count

@@ -287,9 +287,24 @@ public struct CheckOptions: Sendable {
     public var address = AddressChoice.auto
     public var geometry = LCDGeometry.lcd16x2
     public var testPattern = false
+    /// `--keypad-device PATH` (else `keypad.device` of an enabled evdev keypad in the
+    /// configuration): the evdev keypad to mark in the list of input devices and to test with
+    /// `--keys`.
+    public var keypadDevice: String?
     public var help = false
+    /// The configuration file whose `keypad` section `check` looks at (`--config`, else the
+    /// default file when it exists); its keypad lines are listed when `keypad.enabled`.
+    public var configPath = DeviceConfig.defaultPath
+    public var keypad = DeviceConfig.Keypad()
+    /// Why the configuration could not be read (a finding of its own; check goes on without it).
+    public var configProblem: String?
+    /// `--keys SECONDS`: test the keypad that long, printing every key pressed.
+    public var keySeconds: Int?
 
     public init() {}
+
+    /// `--keys`: whole seconds.
+    public static let keySecondsRange = 1...300
 
     static let specs: [OptionSpec] = [
         OptionSpec("button", value: "LINE", help: "the button's GPIO line to look for: GPIO17 (default) or gpiochipN:OFFSET"),
@@ -298,18 +313,22 @@ public struct CheckOptions: Sendable {
         OptionSpec("address", value: "ADDR", help: "the backpack's address: auto (default) or 0xNN"),
         OptionSpec("geometry", value: "COLSxROWS", help: "LCD size for the test pattern: \(LCDGeometry.supported.map { $0.name }.joined(separator: ", ")) (default 16x2)"),
         OptionSpec("test-pattern", help: "draw on the LCD: every cell dark, then its address and size"),
+        OptionSpec("config", value: "PATH", help: "the configuration file whose keypad section to check (default \(DeviceConfig.defaultPath), if it exists)"),
+        OptionSpec("keys", value: "SECONDS", help: "test the keypad for SECONDS (1-300): every key pressed is printed"),
+        OptionSpec("keypad-device", value: "PATH", help: "the evdev keypad to mark among the input devices and to test with --keys (default: keypad.device of the configuration)"),
         OptionSpec("help", help: "show this help"),
     ]
 
     public static var help: String {
         helpText(
             usage: "resend-button check [options]",
-            summary: "Diagnose the hardware: GPIO chips and lines (and who holds them), I2C buses and the addresses that answer,\naccess rights. One line per finding, OK or PROBLEM with what to do. Exit 0 when all is well, 69 when\nsomething is missing, 77 when only permissions are wrong, 64 for bad flags.",
+            summary: "Diagnose the hardware: GPIO chips and lines (and who holds them), I2C buses and the addresses that answer,\ninput devices (keypads) and their keys, access rights, the configuration's keypad lines or device (--keys SECONDS tests its keys).\nOne line per finding, OK or PROBLEM with what to do. Exit 0 when all is well, 69 when\nsomething is missing, 77 when only permissions are wrong, 64 for bad flags.",
             specs: specs)
     }
 
-    /// Parses and validates every flag; does no I/O.
-    public static func parse(_ arguments: [String]) throws(ExitError) -> CheckOptions {
+    /// Parses and validates every flag; reads only the configuration file (`readConfig`), whose
+    /// failure becomes `configProblem` rather than an error, so `check` still looks at the rest.
+    public static func parse(_ arguments: [String], readConfig: (String) -> ConfigFileContents = ConfigFileContents.read) throws(ExitError) -> CheckOptions {
         let command = "check"
         let parsed = try parseArguments(arguments, specs: specs, command: command)
         var options = CheckOptions()
@@ -336,6 +355,23 @@ public struct CheckOptions: Sendable {
             options.geometry = geometry
         }
         options.testPattern = parsed.has("test-pattern")
+        if let text = parsed.value("keys") {
+            options.keySeconds = try parseInteger(text, option: "keys", range: keySecondsRange, unit: "whole seconds", command: command)
+        }
+        options.configPath = parsed.value("config") ?? DeviceConfig.defaultPath
+        do throws(ExitError) {
+            options.keypad = try DeviceConfig.load(for: parsed, read: readConfig).keypad
+        } catch {
+            options.configProblem = error.message
+        }
+        if let path = parsed.value("keypad-device") {
+            guard path.hasPrefix("/") && !path.hasSuffix("/") else {
+                throw ExitError(.usage, "\(command): --keypad-device: \(shown(path)) is not an absolute path; use an input device such as /dev/input/by-id/usb-...-event-kbd")
+            }
+            options.keypadDevice = path
+        } else if options.keypad.enabled && options.keypad.backend == .evdev {
+            options.keypadDevice = options.keypad.device
+        }
         return options
     }
 }

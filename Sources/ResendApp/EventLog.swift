@@ -168,6 +168,20 @@ public func logRecord(for event: LoopEvent, at now: Instant) -> LogRecord? {
         return LogRecord(active ? "output active" : "output inactive")
     case .outputFailed(let error):
         return LogRecord("output failed", [.string("op", error.operation), .string("error", describe(error))])
+    case .keypad(let event):
+        return keypadDeviceRecord(event)
+    }
+}
+
+/// `keypad offline device=/dev/input/by-id/... op="read ..." error="ENODEV (19): no such device"` and
+/// `keypad online device=... name="..."`: the evdev keypad went away (or was missing at start) or
+/// came back. Never a key.
+func keypadDeviceRecord(_ event: InputDeviceEvent) -> LogRecord {
+    switch event {
+    case .offline(let path, let error):
+        return LogRecord("keypad offline", [.string("device", path), .string("op", error.operation), .string("error", describe(error))])
+    case .online(let path, let name):
+        return LogRecord("keypad online", [.string("device", path)] + (name.map { [.string("name", $0)] } ?? []))
     }
 }
 

@@ -23,17 +23,28 @@ public protocol KeySource {
 /// pressed edge now and a release `holdTime` later; the bounce key gives a burst that settles
 /// pressed. `q`, Ctrl-C, Ctrl-D and SIGINT/SIGTERM stop. Edges scheduled for the future are
 /// delivered at their time, so the debouncer sees exactly what a real bouncing contact produces.
+///
+/// With a keypad (`clearHold` given), `0`-`9`, `*`, `#` and `A`-`D` (upper case: lower case is the
+/// simulator's own) tap that keypad key: pressed now, released `ScriptItem.keyHoldTime` later; a
+/// tap of a key still down waits for its release. `x` holds `*` for `clearHold` and 100 ms more,
+/// which clears the field (a terminal has no key-release event, so a held `*` cannot be seen).
 public struct KeyboardButton<Keys: KeySource, Clock: MonotonicClock>: EventSource {
     public var keys: Keys
     public let clock: Clock
     public let bounceKey: UInt8
+    /// The keypad's hold-to-clear time; nil without a keypad.
+    public let clearHold: TimeSpan?
     private var pending: [ButtonEdge] = []
+    /// Keypad key events scheduled, sorted by time.
+    private var pendingKeys: [KeyEvent] = []
 
-    public init(keys: Keys, clock: Clock, bounceKey: Character) {
+    public init(keys: Keys, clock: Clock, bounceKey: Character, clearHold: TimeSpan? = nil) {
         self.keys = keys
         self.clock = clock
         self.bounceKey = bounceKey.asciiValue ?? 0x62
+        self.clearHold = clearHold
     }
+
 
     static var space: UInt8 { 0x20 }
     static var carriageReturn: UInt8 { 0x0D }
@@ -46,12 +57,14 @@ public struct KeyboardButton<Keys: KeySource, Clock: MonotonicClock>: EventSourc
         while true {
             let now = clock.now()
             let due = pending.prefix { $0.time <= now }
-            if !due.isEmpty {
+            let dueKeys = pendingKeys.prefix { $0.at <= now }
+            if !due.isEmpty || !dueKeys.isEmpty {
                 pending.removeFirst(due.count)
-                return due.map { .edge($0) }
+                pendingKeys.removeFirst(dueKeys.count)
+                return due.map { .edge($0) } + dueKeys.map { .key($0) }
             }
             if let deadline, deadline <= now { return [] }
-            let inputs = try keys.waitForKeys(until: earliest(deadline, pending.first?.time))
+            let inputs = try keys.waitForKeys(until: earliest(earliest(deadline, pending.first?.time), pendingKeys.first?.at))
             var result: [LoopInput] = []
             for input in inputs {
                 switch input {
@@ -66,6 +79,10 @@ public struct KeyboardButton<Keys: KeySource, Clock: MonotonicClock>: EventSourc
                         schedule(edges(for: .press(at: .zero), start: clock.now()))
                     } else if byte == bounceKey {
                         schedule(edges(for: .bounce(at: .zero), start: clock.now()))
+                    } else if clearHold != nil, let key = interactiveKeypadKey(byte) {
+                        tap(key, holdFor: ScriptItem.keyHoldTime)
+                    } else if let clearHold, byte == interactiveClearKey {
+                        tap(.star, holdFor: clearHold + .milliseconds(100))
                     }
                 }
             }
@@ -73,11 +90,32 @@ public struct KeyboardButton<Keys: KeySource, Clock: MonotonicClock>: EventSourc
         }
     }
 
+    /// Presses `key` now (or once its previous tap is released) and releases it `holdFor` later.
+    private mutating func tap(_ key: Key, holdFor hold: TimeSpan) {
+        var at = clock.now()
+        if let last = pendingKeys.last(where: { $0.key == key }) {
+            at = max(at, last.at + .milliseconds(30))
+        }
+        pendingKeys.append(KeyEvent(key, .pressed, at: at))
+        pendingKeys.append(KeyEvent(key, .released, at: at + hold))
+        pendingKeys.sort { $0.at < $1.at }
+    }
+
     private mutating func schedule(_ edges: [ButtonEdge]) {
         // A new press while the previous burst is still pending continues after it.
         let offset = max(TimeSpan.zero, (pending.last?.time ?? .origin) - (edges.first?.time ?? .origin))
         pending += edges.map { ButtonEdge(pressed: $0.pressed, time: $0.time + offset) }
     }
+}
+
+/// The key that holds `*` in the interactive simulator with a keypad: `x`.
+let interactiveClearKey = UInt8(ascii: "x")
+
+/// The keypad key of a terminal byte in the interactive simulator: digits, `*`, `#`, upper-case
+/// `A`-`D` (lower case stays the simulator's own, `b` the bouncy press).
+func interactiveKeypadKey(_ byte: UInt8) -> Key? {
+    guard byte < UInt8(ascii: "a") || byte > UInt8(ascii: "d") else { return nil }
+    return Key(symbol: byte)
 }
 
 /// Draws the emulated LCD in a terminal: a framed screen, the backlight and the LED, the keys,
@@ -88,14 +126,20 @@ public final class TerminalRenderer: LoopObserver {
     private let header: String
     private let bounceKey: Character
     private let output: (String) -> Void
+    /// With a keypad: its keys in the help, and the output line (nil when none is configured).
+    private let keypad: Bool
+    private let outputLine: RecordingLED?
     private var lastDrawn: [String] = []
     private var lastEvent = ""
     public var forceRedraw = true
 
-    public init(emulator: HD44780Emulator, led: RecordingLED, settings: BehaviourSettings, bounceKey: Character, output: @escaping (String) -> Void) {
+    public init(emulator: HD44780Emulator, led: RecordingLED, settings: BehaviourSettings, bounceKey: Character, keypad: Bool = false,
+                outputLine: RecordingLED? = nil, output: @escaping (String) -> Void) {
         self.emulator = emulator
         self.led = led
         self.bounceKey = bounceKey
+        self.keypad = keypad
+        self.outputLine = outputLine
         self.output = output
         let mode = settings.debounceMode == .stable ? "stable" : "prompt"
         header = "ResendButton simulator  \(settings.geometry.name) LCD, \(settings.durationSeconds) s cooldown, debounce \(settings.debounceMilliseconds) ms \(mode)"
@@ -125,9 +169,12 @@ public final class TerminalRenderer: LoopObserver {
         lines += screen.map { "  │" + dim + $0 + reset + "│" }
         lines.append("  └" + border + "┘")
         let ledText = led.isOn == true ? "LED ● on " : "LED ○ off"
-        lines.append("  " + ledText + "   backlight " + (emulator.backlight ? "on" : "off"))
+        var status = "  " + ledText + "   backlight " + (emulator.backlight ? "on" : "off")
+        if let outputLine { status += "   output " + (outputLine.isOn == true ? "● on " : "○ off") }
+        lines.append(status)
         lines.append("")
         lines.append("  space/enter press   \(bounceKey) bouncy press   q quit")
+        if keypad { lines.append("  keypad: 0-9 * # A-D (upper case)   x hold * (clears)") }
         lines.append("  " + lastEvent)
         return lines
     }

@@ -36,6 +36,10 @@ public func runInteractive(_ options: SimulateOptions) throws(ExitError) {
         output("\u{1B}[?25h\u{1B}[?1049l")
         try? keyboard.restore()
     }
+    if let keypad = options.services.keypad {
+        try runInteractiveKeypad(keypad, options: options, keyboard: keyboard, output: output)
+        return
+    }
     try device.startDisplay(now: clock.now())
     let renderer = TerminalRenderer(
         emulator: device.emulator, led: device.led, settings: options.settings, bounceKey: options.bounceKey, output: output)

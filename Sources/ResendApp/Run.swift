@@ -25,6 +25,8 @@ struct AcquiredHardware {
     var lcdAnswered: Bool
     /// The bus's configured clock (device-tree `clock-frequency`), nil when unknown.
     var clockHz: Int?
+    /// The keypad's output line and matrix lines when `keypad.enabled`; nil otherwise.
+    var keypad: AcquiredKeypad? = nil
 }
 
 /// The SCL clock the backpack pads its bytes for: the configured clock, or 100 kHz (i2c-bcm2835's
@@ -56,6 +58,8 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     } catch {
         throw ExitError(.software, "run: cannot set up the event loop: \(error.operation): \(describe(error))")
     }
+    // The keypad's backend registers its descriptors now (before the started line, which names it).
+    let keypad = try attachKeypad(options, hardware: hardware, source: &source)
     // A button held at start-up is pressed already: its release is not a bounce, and it is no press.
     let initiallyPressed = (try? hardware.button.isPressed()) ?? false
     let debouncer = Debouncer(
@@ -67,6 +71,7 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
                                 writes: hardware.bus.supportsMultiByteWrite, address: hardware.address)
     started.fields.append(.string("i2c_clock", clockText(hardware.clockHz)))
     started.fields.append(.string("display", hardware.lcdAnswered ? "online" : "offline"))
+    if let keypad { started.fields += keypad.startedFields }
     logger.log(started, at: clock.now())
     if let warning = clockWarning(hardware.clockHz) {
         logger.log(LogRecord("i2c clock high", [.string("advice", warning)]), at: clock.now())
@@ -137,10 +142,20 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         logger.log(notifyFailedRecord(error), at: clock.now())
     }
     do throws(HALError) {
-        try runEventLoop(
-            source: source, display: display, led: LEDLine(hardware.led), clock: clock, wall: SystemWallClock(),
-            observer: logger, config: options.controllerConfig, debouncer: debouncer, runner: runner, stateFile: options.stateFile)
+        if let keypad {
+            try runKeypadLoop(
+                source: source, display: display, led: LEDLine(hardware.led), output: LEDLine(hardware.keypad?.output),
+                clock: clock, wall: SystemWallClock(), observer: logger,
+                pad: options.keypad.coordinator(controller: options.controllerConfig), runner: runner,
+                verifier: keypad.verifier, stateFile: options.stateFile)
+            keypad.stop()
+        } else {
+            try runEventLoop(
+                source: source, display: display, led: LEDLine(hardware.led), clock: clock, wall: SystemWallClock(),
+                observer: logger, config: options.controllerConfig, debouncer: debouncer, runner: runner, stateFile: options.stateFile)
+        }
     } catch {
+        keypad?.stop()
         throw ExitError(.ioError, "run: waiting for events failed: \(error.operation): \(describe(error))")
     }
     try? notifier.stopping()
@@ -200,13 +215,15 @@ func acquireHardware(_ options: RunOptions, facts: StartupFacts) throws(ExitErro
         failures.append(startupFailure(error, resource: .i2cBus(options.i2cBus), facts: facts))
     }
 
+    let keypad = acquireKeypad(options.keypad, facts: facts, failures: &failures)
+
     if let failure = combine(failures) { throw failure }
-    guard let button, let bus, let address else {
+    guard let button, let bus, let address, keypad != nil || !options.keypad.enabled else {
         preconditionFailure("acquireHardware: no failure reported, yet a part is missing")
     }
     return AcquiredHardware(
         button: button, led: led, bus: bus, address: address, lcdAnswered: answered,
-        clockHz: Discovery.i2cClockHz(bus: options.i2cBus))
+        clockHz: Discovery.i2cClockHz(bus: options.i2cBus), keypad: keypad)
 }
 
 /// The line's chip and offset: a name is looked up on every chip, chip:offset is taken as given.

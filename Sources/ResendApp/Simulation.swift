@@ -40,8 +40,9 @@ public struct MockDevice<Clock: MonotonicClock, Wait: Delay> {
     }
 }
 
-/// Prints every change of the emulated screen and of the LED, one line each, with the virtual time
-/// since the start: `12.000 screen |Verification    |Resend (48)     |` and `60.000 led on`.
+/// Prints every change of the emulated screen and of the LED (and, with a keypad, of its output
+/// line), one line each, with the virtual time since the start:
+/// `12.000 screen |Verification    |Resend (48)     |`, `60.000 led on`, `7.720 output on`.
 /// With `events` it also prints the loop's events as `run` logs them (`EventLogger`, plain):
 /// `12.000 press ignored seconds_left=48`.
 public final class HeadlessPrinter: LoopObserver {
@@ -52,10 +53,15 @@ public final class HeadlessPrinter: LoopObserver {
     private let logger: EventLogger?
     private var lastScreen: [String]?
     private var lastLED: Bool?
+    /// The keypad's output line (door strike, relay), printed like the LED: `3.620 output on`.
+    private let outputLine: RecordingLED?
+    private var lastOutput: Bool?
 
-    public init(emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, output: @escaping (String) -> Void) {
+    public init(emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, outputLine: RecordingLED? = nil,
+                output: @escaping (String) -> Void) {
         self.emulator = emulator
         self.led = led
+        self.outputLine = outputLine
         self.start = start
         self.output = output
         logger = events ? EventLogger(format: .plain, origin: start, output: output) : nil
@@ -71,6 +77,10 @@ public final class HeadlessPrinter: LoopObserver {
         if let on = led.isOn, on != lastLED {
             lastLED = on
             output(stamp + " led " + (on ? "on" : "off"))
+        }
+        if let active = outputLine?.isOn, active != lastOutput {
+            lastOutput = active
+            output(stamp + " output " + (active ? "on" : "off"))
         }
         let screen = emulator.screen
         if screen != lastScreen {
@@ -88,6 +98,11 @@ public func runHeadless(
     settings: BehaviourSettings, services: SimulationServices = SimulationServices(), script: [ScriptItem], events: Bool,
     output: @escaping (String) -> Void
 ) throws(ExitError) {
+    if let keypad = services.keypad {
+        try runHeadlessKeypad(keypad, settings: settings, services: services, script: script, events: events, output: output)
+        return
+    }
+    try checkScriptNeedsNoKeypad(script, services: services)
     if services.realtime {
         try runHeadlessRealtime(settings: settings, services: services, script: script, events: events, output: output)
         return

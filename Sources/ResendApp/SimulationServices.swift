@@ -21,6 +21,15 @@ public struct SimulationServices: Sendable {
     public var realtime = false
     /// Where the wall clock of a virtual-time run starts; nil for the real wall time (tests set it).
     public var virtualWallStart: WallTime?
+    /// The configuration file's `keypad` section when `keypad.enabled`: the simulator then runs the
+    /// keypad's loop (`runKeypadLoop`); nil: the single button, as before.
+    public var keypad: DeviceConfig.Keypad?
+    /// `--verify-command "ARGV..."`: a real verify command (split on spaces; the code on its
+    /// standard input), run on real time only; its time-out and environment are the configuration
+    /// file's `keypad.verify`.
+    public var verifyCommand: [String]?
+    /// `--mock-verify OUTCOMES`: a scripted verify command (each check takes the next, the last repeats).
+    public var mockVerify: [ScriptedCommandRunner.Step]?
 
     public static let defaultSendTimeoutSeconds = 10
     public static let sendTimeoutRange = 1...3_600
@@ -51,11 +60,14 @@ public struct SimulationServices: Sendable {
         OptionSpec("max-sends", value: "N", help: "cap: at most N sends per --window, then the label shows the lockout"),
         OptionSpec("window", value: "SECONDS", help: "the cap's window in seconds (with --max-sends)"),
         OptionSpec("realtime", help: "headless: run on real time (the script's times are waited for; SIGTERM stops it)"),
+        OptionSpec("verify-command", value: "ARGV", help: "keypad: check codes with this command (the code on its standard input; split on spaces, no shell; with --headless it needs --realtime)"),
+        OptionSpec("mock-verify", value: "OUTCOMES", help: "keypad: a scripted verify command: accept@T, reject@T (exit 1), error@T (exit 2), exit=N@T, timeout@T, notfound; each check takes the next, the last repeats"),
     ]
 
     /// Reads the flags; `headless` says whether the run is headless.
-    static func parse(_ arguments: ParsedArguments, headless: Bool, command: String) throws(ExitError) -> SimulationServices {
+    static func parse(_ arguments: ParsedArguments, headless: Bool, keypad: DeviceConfig.Keypad? = nil, command: String) throws(ExitError) -> SimulationServices {
         var services = SimulationServices()
+        services.keypad = keypad
         services.stateFile = arguments.value("state-file")
         services.realtime = arguments.has("realtime")
         if services.realtime && !headless {
@@ -93,6 +105,7 @@ public struct SimulationServices: Sendable {
             guard !cooldowns.isEmpty else { throw ExitError(.usage, "\(command): --cooldowns: give seconds like 60,120,300") }
             services.policy.cooldowns = cooldowns
         }
+        try services.parseVerify(arguments, headless: headless, command: command)
         switch (arguments.value("max-sends"), arguments.value("window")) {
         case (nil, nil):
             break
@@ -231,6 +244,7 @@ func scriptInputs(_ script: [ScriptItem], start: Instant) -> [(time: Instant, in
             inputs.append((start + item.time, .stop))
         } else {
             inputs += edges(for: item, start: start).map { ($0.time, LoopInput.edge($0)) }
+            inputs += keyEvents(for: item, start: start).map { ($0.at, LoopInput.key($0)) }
         }
     }
     inputs.sort { $0.time < $1.time }

@@ -10,6 +10,10 @@ public enum StartupResource: Hashable, Sendable {
     case i2cBus(Int)
     /// The backpack at an address on a bus.
     case lcd(I2CAddress, bus: Int)
+    /// A keypad line (`role` e.g. "keypad row 1", "keypad output"), as the configuration names it.
+    case keypadLine(role: String, LineSpec)
+    /// The keypad's matrix lines as a whole (the failed request's operation names the line).
+    case keypadMatrix
 
     var name: String {
         switch self {
@@ -17,12 +21,14 @@ public enum StartupResource: Hashable, Sendable {
         case .led(let line): return "LED \(line.text)"
         case .i2cBus(let number): return "I2C bus \(number)"
         case .lcd(let address, let bus): return "LCD at \(hexAddress(address.rawValue)) on \(LinuxI2CBus.devicePath(busNumber: bus))"
+        case .keypadLine(let role, let line): return "\(role) \(line.text)"
+        case .keypadMatrix: return "keypad matrix"
         }
     }
 
     var isGPIO: Bool {
         switch self {
-        case .button, .led: return true
+        case .button, .led, .keypadLine, .keypadMatrix: return true
         case .i2cBus, .lcd: return false
         }
     }
@@ -114,6 +120,10 @@ public func startupFailure(_ error: HALError, resource: StartupResource, facts: 
             let present = facts.i2cBusNumbers.map(String.init).joined(separator: ", ")
             advice = "buses present: \(present); pass --i2c-bus with the LCD's, or for bus \(number) " + Advice.enableI2C
         }
+    case (.notFound, .keypadLine), (.notFound, .keypadMatrix):
+        advice = facts.gpioChipCount == 0
+            ? Advice.noGPIOChip
+            : "list the lines with gpioinfo and name one in the configuration's keypad section (a line name like GPIO5, or gpiochipN:OFFSET)"
     case (.notFound, .button), (.notFound, .led):
         advice = facts.gpioChipCount == 0
             ? Advice.noGPIOChip

@@ -53,6 +53,8 @@ public enum LoopEvent: Hashable, Sendable {
     case output(Bool)
     /// The output line could not be set; the loop goes on (and tries again at the next change).
     case outputFailed(HALError)
+    /// The keypad's input device went away or came back (`LoopInput.inputDevice`).
+    case keypad(InputDeviceEvent)
 }
 
 /// What happened to the persisted state, for the log.
@@ -209,6 +211,8 @@ public struct EventLoop<
                 if let change = debouncer.feed(edge) { debounced(change, now: now) }
             case .verifyFinished:
                 continue  // no verify command without a keypad
+            case .inputDevice(let event):
+                observer.record(.keypad(event), at: now)
             case .edgesMayBeLost:
                 reconcileButtonLevel(now: now)
             case .sendFinished(let outcome):

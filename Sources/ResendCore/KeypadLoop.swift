@@ -6,7 +6,8 @@ import HAL
 /// service), feeds the coordinator, and carries out its actions:
 ///
 /// - inputs: `.edge` (the single button, as `Key.button`), `.key` (a keypad backend), `.sendFinished`,
-///   `.verifyFinished`, `.stop`; every key goes through the coordinator's `KeyDebouncer`;
+///   `.verifyFinished`, `.stop`, `.inputDevice` (logged as `.keypad`); every key goes through the
+///   coordinator's `KeyDebouncer`;
 ///   `.edgesMayBeLost` reads the button's level and feeds a differing level as an edge (unlike
 ///   `EventLoop`, the level is not also read when a debounce window closes);
 /// - the send command runs through `runner`, the verify command through `verifier` (the code goes
@@ -157,6 +158,8 @@ public struct KeypadLoop<
                 perform(pad.sendFinished(outcome, now: now), now: now)
             case .verifyFinished(let outcome):
                 verifyEnded(outcome, now: now)
+            case .inputDevice(let event):
+                observer.record(.keypad(event), at: now)
             case .stop:
                 perform(pad.stop(now: now), now: now)
                 releaseOutput(now: now)

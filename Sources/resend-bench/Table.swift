@@ -103,6 +103,28 @@ struct Table {
 
     // MARK: Figures 4 and 5
 
+    // MARK: Figure 7
+
+    mutating func addKeypad(_ keypad: KeypadFigures) {
+        func deadlineText(_ deadline: Instant?) -> String { deadline == nil ? "none" : "at \(deadline!.nanoseconds) ns" }
+        add("keypad: loop wake-ups in 10 min idle, ready screen (virtual time; the idle wait's deadline)",
+            "\(keypad.idleReadyWakeups) (deadline \(deadlineText(keypad.idleReadyDeadline)))", target: "0",
+            met: keypad.idleReadyWakeups == 0 && keypad.idleReadyDeadline == nil)
+        add("keypad: loop wake-ups in 10 min idle after a code was accepted and the countdown ended",
+            "\(keypad.idleAfterFlowWakeups) (deadline \(deadlineText(keypad.idleAfterFlowDeadline)))", target: "0",
+            met: keypad.idleAfterFlowWakeups == 0 && keypad.idleAfterFlowDeadline == nil)
+        let window = keypad.window.nanoseconds
+        for (geometry, first, typing) in keypad.echo {
+            for (what, values) in [("2nd-6th digit", typing), ("1st digit after a message (the line is redrawn)", first)] {
+                let samples = Samples(values)
+                func part(_ value: Int64) -> String { millis(TimeSpan(nanoseconds: value), 3) }
+                add("keypad \(geometry): \(what) key -> its * on the glass, 100 kHz wire model, virtual time, median / max (\(samples.count) keys)",
+                    "\(part(samples.median)) / \(part(samples.max)) = \(millis(keypad.window, 0)) + \(part(samples.median - window)) / + \(part(samples.max - window))",
+                    target: "debounce + 2 ms", met: samples.max - window <= 2_000_000)
+            }
+        }
+    }
+
     mutating func addIdle(_ idle: IdleFigures) {
         add("voluntary context switches of the loop thread, \(idle.seconds) s idle", "\(idle.contextSwitches)",
             target: "1 or fewer", met: idle.contextSwitches <= 1, theirs: Theirs.idleSwitches + " (10 s)")

@@ -8,14 +8,14 @@ import HALLinux
 let usage = """
     usage: resend-bench [--quick] [--only 1,2,...] [--resend-button PATH] [--stripped PATH]
       --quick          fewer iterations and shorter real-time runs (a smoke run, under 30 s)
-      --only LIST      only these figures: 1 wire, 2 cpu, 3 latency, 4 accuracy, 5 wake-ups, 6 memory
+      --only LIST      only these figures: 1 wire, 2 cpu, 3 latency, 4 accuracy, 5 wake-ups, 6 memory, 7 keypad
       --resend-button  the static release resend-button (figure 6: its peak RSS)
       --stripped       a stripped copy of it (figure 6: its size)
     """
 
 struct Options {
     var quick = false
-    var figures: Set<Int> = Set(1...6)
+    var figures: Set<Int> = Set(1...7)
     var resendButton: String?
     var stripped: String?
 }
@@ -29,7 +29,7 @@ func parseOptions(_ arguments: [String]) -> Options {
         case "--only":
             guard let list = rest.popFirst() else { fail("--only needs a list\n" + usage) }
             let numbers = list.split(separator: ",").compactMap { Int($0) }
-            guard !numbers.isEmpty, numbers.allSatisfy({ (1...6).contains($0) }) else { fail("--only: figures are 1-6\n" + usage) }
+            guard !numbers.isEmpty, numbers.allSatisfy({ (1...7).contains($0) }) else { fail("--only: figures are 1-7\n" + usage) }
             options.figures = Set(numbers)
         case "--resend-button": options.resendButton = rest.popFirst() ?? { fail("--resend-button needs a path") }()
         case "--stripped": options.stripped = rest.popFirst() ?? { fail("--stripped needs a path") }()
@@ -136,6 +136,12 @@ func main() throws(HALError) {
         table.addMemory(
             button: button, loopChild: child.peakRSS, methodFloor: floor.peakRSS, binary: options.resendButton.flatMap(fileSize),
             stripped: options.stripped.flatMap(fileSize))
+    }
+    if options.figures.contains(7) {
+        progress("figure 7: the keypad on virtual time (idle wake-ups, key to echo)")
+        let keypad = try measureKeypad(codes: options.quick ? 50 : 500)
+        for violation in keypad.violations.prefix(10) { progress("  HD44780 emulator violation: " + violation) }
+        table.addKeypad(keypad)
     }
     progress("done in \(millis(clock.now() - began, 0))")
     for line in table.render() { emit(line) }

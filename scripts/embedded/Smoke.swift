@@ -178,3 +178,19 @@ public func embeddedKeypadLoopSmoke() -> Bool {
         return false
     }
 }
+
+/// The matrix keypad's watch (run's GPIO matrix backend): start, a column edge, the re-scan timer.
+public func embeddedMatrixWatchSmoke() -> Bool {
+    var watch = MatrixWatch(
+        scanner: MatrixScanner(rows: NullRows(), columns: NullColumns(), delay: NullDelay(), layout: .threeByFour),
+        clock: TickClock())
+    do throws(HALError) {
+        try watch.start()
+        let edge = try watch.columnEdges(newest: Instant(nanoseconds: 5_000_000), now: Instant(nanoseconds: 5_000_000))
+        let polled = try watch.timerFired(now: watch.nextScan ?? .origin)
+        try watch.stop()
+        return edge.count + polled.count >= 0 && watch.scans >= 1
+    } catch {
+        return false
+    }
+}

@@ -386,8 +386,6 @@ extension DeviceConfig.Keypad {
         text += ", send key " + (sendKey == .button ? "button" : String(decoding: [sendKey.symbol], as: UTF8.self))
         text += ", verify " + (verify.command.map { "\($0[0]) (timeout \(verify.timeoutSeconds) s)" } ?? "none")
         text += ", output " + (output.line.map { "\($0) \(output.pulseMs) ms" } ?? "none")
-        // Honest until the keypad is wired in (issue 14): the section is checked, not yet used.
-        text += " (checked, but not used yet: run and simulate still drive the single button)"
         return text
     }
 }
