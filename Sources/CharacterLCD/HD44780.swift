@@ -168,10 +168,18 @@ public struct HD44780<Port: HD44780Port, Wait: Delay> {
     /// and an unchanged 1-cell gap is rewritten instead (same cost, one byte). Everything goes in ONE
     /// `port.write`. Never uses clear. An identical frame sends nothing.
     ///
+    /// `focus` (a row and column on the glass: where the key the user just pressed shows) lets the
+    /// caller put some cells first, since the bytes of one `port.write` reach the controller in
+    /// order and each cell is on the glass as soon as its byte is latched: first the focus cell if
+    /// it changed, then the other changed cells of its row from the row's start, then the rest as
+    /// above (from where the counter then points). Same cells, same final screen, still one
+    /// `port.write`; the jumps may cost a set-DDRAM-address or two more. Without `focus` the bytes
+    /// are exactly those described above.
+    ///
     /// If the display is not initialized (never was, or a transfer failed), runs `initialize()`
     /// first, so the call then blocks for its waits and paints every non-blank cell. On a thrown
     /// error the shadow is unknown and the display uninitialized.
-    public mutating func render(_ frame: [[UInt8]]) throws(HALError) {
+    public mutating func render(_ frame: [[UInt8]], focus: (row: Int, column: Int)? = nil) throws(HALError) {
         precondition(frame.count <= geometry.rows, "render: more rows than the display has")
         var target = [UInt8](repeating: HD44780Instruction.blank, count: geometry.cellCount)
         for (row, line) in frame.enumerated() {
@@ -186,23 +194,21 @@ public struct HD44780<Port: HD44780Port, Wait: Delay> {
 
         var bytes: [HD44780Byte] = []
         var counter = addressCounter
+        // What the glass shows as the bytes go out: the shadow, then each cell as it is written.
+        var glass = shadow
         let count = cellsInAddressOrder.count
+        if let focus {
+            precondition(focus.row >= 0 && focus.row < geometry.rows && focus.column >= 0 && focus.column < geometry.columns,
+                         "render: the focus is not on the display")
+            let rowStart = focus.row * geometry.columns
+            appendWrite(of: rowStart + focus.column, target: target, glass: &glass, counter: &counter, to: &bytes)
+            for cell in rowStart..<(rowStart + geometry.columns) {
+                appendWrite(of: cell, target: target, glass: &glass, counter: &counter, to: &bytes)
+            }
+        }
         let start = cellsInAddressOrder.firstIndex { cellAddresses[$0] >= counter } ?? 0
         for step in 0..<count {
-            let cell = cellsInAddressOrder[(start + step) % count]
-            guard shadow[cell] != target[cell] else { continue }
-            let address = cellAddresses[cell]
-            if counter != address {
-                if nextAddress(after: counter) == address, let gap = cellAtAddress[Int(counter)],
-                    let shown = shadow[gap], shown == target[gap]
-                {
-                    bytes.append(.data(shown))
-                } else {
-                    bytes.append(.instruction(HD44780Instruction.setDDRAMAddress | address))
-                }
-            }
-            bytes.append(.data(target[cell]))
-            counter = nextAddress(after: address)
+            appendWrite(of: cellsInAddressOrder[(start + step) % count], target: target, glass: &glass, counter: &counter, to: &bytes)
         }
         guard !bytes.isEmpty else { return }
         do {
@@ -215,6 +221,28 @@ public struct HD44780<Port: HD44780Port, Wait: Delay> {
             shadow[cell] = target[cell]
         }
         addressCounter = counter
+    }
+
+    /// Appends the bytes that make `cell` show `target[cell]` when the glass does not show it yet:
+    /// a set-DDRAM-address unless the counter already points there (or an unchanged 1-cell gap can
+    /// be rewritten instead: same cost, one byte), then the data. Moves `counter` past the cell.
+    private func appendWrite(
+        of cell: Int, target: [UInt8], glass: inout [UInt8?], counter: inout UInt8, to bytes: inout [HD44780Byte]
+    ) {
+        guard glass[cell] != target[cell] else { return }
+        let address = cellAddresses[cell]
+        if counter != address {
+            if nextAddress(after: counter) == address, let gap = cellAtAddress[Int(counter)],
+                let shown = glass[gap], shown == target[gap]
+            {
+                bytes.append(.data(shown))
+            } else {
+                bytes.append(.instruction(HD44780Instruction.setDDRAMAddress | address))
+            }
+        }
+        bytes.append(.data(target[cell]))
+        glass[cell] = target[cell]
+        counter = nextAddress(after: address)
     }
 
     /// Switches the backlight through the port. Does not strobe the controller, so a failure

@@ -47,7 +47,7 @@ public struct LCDDisplay<Port: HD44780Port, Wait: Delay>: FrameDisplay {
         current = frame
         guard isOnline else { return [] }
         do throws(HALError) {
-            try lcd.render(encode(frame))
+            try lcd.render(encode(frame), focus: focus(of: frame))
             return []
         } catch {
             goOffline(now: now)
@@ -93,6 +93,15 @@ public struct LCDDisplay<Port: HD44780Port, Wait: Delay>: FrameDisplay {
         isOnline = false
         refreshAt = nil
         retryAt = now + backoff
+    }
+
+    /// The frame's focus (the key just pressed) for the driver, which writes the changed cells from
+    /// there on first; nil when there is none or it is not on this display.
+    private func focus(of frame: ScreenText) -> (row: Int, column: Int)? {
+        guard let cell = frame.focus, cell.row >= 0, cell.row < lcd.geometry.rows, cell.column >= 0,
+            cell.column < lcd.geometry.columns
+        else { return nil }
+        return (cell.row, cell.column)
     }
 
     /// Character codes for each line. Texts are checked against the ROM when the configuration is

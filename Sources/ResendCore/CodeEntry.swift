@@ -183,12 +183,17 @@ public struct EntryView: Hashable, Sendable {
     public var field: String
     public var compact: String
     public var fullScreen: Bool
+    /// The cell of `field` (counted in Unicode scalars from 0) that shows the last key typed, or
+    /// the first cell after the prefix while the field is empty: where a key's echo lands. Nil
+    /// when the field takes no keys (verifying, accepted, locked out, expired).
+    public var cursor: Int?
 
-    public init(status: String, field: String, compact: String, fullScreen: Bool = false) {
+    public init(status: String, field: String, compact: String, fullScreen: Bool = false, cursor: Int? = nil) {
         self.status = status
         self.field = field
         self.compact = compact
         self.fullScreen = fullScreen
+        self.cursor = cursor
     }
 }
 
@@ -477,7 +482,8 @@ public struct CodeEntry {
             let field = fieldLine(revealLast: revealUntil != nil)
             let message = notice.map(noticeText)
             return EntryView(status: message ?? texts.promptTitle, field: field,
-                             compact: (message != nil && length == 0) ? message! : field)
+                             compact: (message != nil && length == 0) ? message! : field,
+                             cursor: fieldCursor(in: field))
         case .verifying:
             let field = texts.fieldPrefix + String(repeating: texts.maskCharacter, count: submittedLength)
             return EntryView(status: texts.verifyingTitle, field: field, compact: texts.verifyingTitle)
@@ -502,6 +508,17 @@ public struct CodeEntry {
         case .failed: return texts.verifyFailedTitle
         case .timedOut: return texts.verifyTimedOutTitle
         }
+    }
+
+    /// The cell of `field` (a `fieldLine`) showing the last key typed; the prefix's end when empty.
+    private func fieldCursor(in field: String) -> Int {
+        var cells = config.texts.fieldPrefix.unicodeScalars.count
+        var index = 0
+        for character in field.dropFirst(config.texts.fieldPrefix.count) where index < length - 1 {
+            cells += character.unicodeScalars.count
+            index += 1
+        }
+        return cells
     }
 
     private func fieldLine(revealLast: Bool) -> String {

@@ -53,6 +53,9 @@ public struct KeypadCoordinator {
     private var shownFrame: ScreenText?
     /// The latest instant fed to the machines: their inputs never go back in time.
     private var time: Instant = .origin
+    /// A key reached the entry flow since the last `finish`: the frame answers it, so it carries
+    /// the field's cursor as its focus.
+    private var keyed = false
 
     public init(controller: ResendController, entry: CodeEntry, keys: KeyDebouncer = KeyDebouncer(), bindings: KeyBindings = KeyBindings()) {
         precondition(bindings.problems.isEmpty, "KeypadCoordinator: invalid key bindings")
@@ -121,6 +124,7 @@ public struct KeypadCoordinator {
             guard change.isPress else { return [] }
             return take(controller.press(now: time))
         }
+        keyed = true
         return entry.key(change, now: time).map { .entry($0) }
     }
 
@@ -149,11 +153,27 @@ public struct KeypadCoordinator {
         return out
     }
 
-    /// Appends the merged frame when it changed.
+    /// Appends the merged frame when its text changed. A frame that answers a key carries the
+    /// field's cursor as its focus, so a display writes the key's echo before the rest (the
+    /// message line it replaces, the countdown): the echo lands within debounce + 2 ms.
     private mutating func finish(_ actions: [KeypadAction]) -> [KeypadAction] {
-        guard let frame = mergedFrame, frame != shownFrame else { return actions }
+        let answersKey = keyed
+        keyed = false
+        guard var frame = mergedFrame, frame.lines != shownFrame?.lines else { return actions }
+        if answersKey { frame.focus = focus }
         shownFrame = frame
         return actions + [.show(frame)]
+    }
+
+    /// Where the field's cursor is on the merged screen; nil when the field is not shown or takes
+    /// no keys.
+    public var focus: ScreenCell? {
+        guard controllerFrame != nil, let view = entry.view, let column = view.cursor else { return nil }
+        let layout = controller.config.layout
+        guard column < layout.columns else { return nil }
+        if layout.rows >= 4 { return ScreenCell(row: 3, column: column) }
+        if !view.fullScreen && view.compact == view.field { return ScreenCell(row: 0, column: column) }
+        return nil
     }
 
     /// The screen: see the type's documentation.

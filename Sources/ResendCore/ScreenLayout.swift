@@ -3,9 +3,27 @@
 /// to the controller's character ROM is the display driver's job.
 public struct ScreenText: Hashable, Sendable {
     public var lines: [String]
+    /// The cell that shows the key the user just pressed (the code field's cursor), when this frame
+    /// answers a key; nil otherwise. Not something the screen shows: a display that cannot write
+    /// every cell at once writes the changed cells from there on first, so the key's echo is on
+    /// the glass before the rest of the frame.
+    public var focus: ScreenCell?
 
-    public init(lines: [String]) {
+    public init(lines: [String], focus: ScreenCell? = nil) {
         self.lines = lines
+        self.focus = focus
+    }
+}
+
+/// A cell of the screen: `row` and `column` from 0, counted in cells (Unicode scalars, as
+/// `ScreenLayout.fit` counts them).
+public struct ScreenCell: Hashable, Sendable {
+    public var row: Int
+    public var column: Int
+
+    public init(row: Int, column: Int) {
+        self.row = row
+        self.column = column
     }
 }
 

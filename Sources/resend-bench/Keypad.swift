@@ -25,14 +25,18 @@ struct CountingSource: EventSource {
     }
 }
 
-/// The emulated LCD on the bus, watched byte by byte: when the code field's row shows one more
-/// `*` than before, the instant of the byte that put it there (the HD44780 latched it: the echo is
-/// on the glass).
+/// The emulated LCD on the bus, watched byte by byte: when the code field's cells (the
+/// `maxLength` cells after the prefix on its row) show one more `*` than before, the instant of the
+/// byte that put it there (the HD44780 latched it: the echo is on the glass); and when the whole
+/// field line is readable with one more `*` (the row starts with the prefix: after a message on
+/// 16x2 the prefix replaces the message's first cells too).
 final class EchoWatcher: I2CDevice {
     let emulator: HD44780Emulator
     let fieldRow: Int
     private var stars = 0
+    private var lineStars = 0
     private(set) var echoes: [Instant] = []
+    private(set) var lines: [Instant] = []
 
     init(emulator: HD44780Emulator, fieldRow: Int) {
         self.emulator = emulator
@@ -42,9 +46,14 @@ final class EchoWatcher: I2CDevice {
     func receive(_ byte: UInt8, at time: Instant) {
         emulator.receive(byte, at: time)
         let row = emulator.screen[fieldRow]
-        let count = row.hasPrefix(EntryTexts().fieldPrefix) ? row.filter { $0 == "*" }.count : 0
+        let prefix = EntryTexts().fieldPrefix
+        let cells = row.unicodeScalars.dropFirst(prefix.unicodeScalars.count).prefix(EntryConfig().maxLength)
+        let count = cells.filter { $0 == "*" }.count
         if count > stars { echoes.append(time) }
         stars = count
+        let lineCount = row.hasPrefix(prefix) ? count : 0
+        if lineCount > lineStars { lines.append(time) }
+        lineStars = lineCount
     }
 }
 
@@ -57,8 +66,9 @@ struct KeypadFigures {
     var idleAfterFlowWakeups: Int
     var idleAfterFlowDeadline: Instant?
     /// Key to echo on the glass, per geometry: the first digit of each code (its line changes
-    /// from a message to the field) and the others (one more `*`), in ns.
-    var echo: [(geometry: String, first: [Int64], typing: [Int64])]
+    /// from a message to the field) and the others (one more `*`), in ns; and for the first digit,
+    /// key to the whole field line readable ("Code: *").
+    var echo: [(geometry: String, first: [Int64], typing: [Int64], firstLine: [Int64])]
     var window: TimeSpan
     var violations: [String]
 }
@@ -68,7 +78,7 @@ struct KeypadFigures {
 private func runKeypadRig(
     geometry: LCDGeometry, inputs: [(time: Instant, input: LoopInput)], verifySteps: [ScriptedCommandRunner.Step], maxAttempts: Int?,
     fieldRow: Int
-) throws(HALError) -> (source: CountingSource, echoes: [Instant], violations: [String]) {
+) throws(HALError) -> (source: CountingSource, echoes: [Instant], lines: [Instant], violations: [String]) {
     let clock = ManualClock()
     let bus = RecordingI2CBus(clock: clock, blocking: true)
     let emulator = HD44780Emulator(columns: geometry.columns, rows: geometry.rows, clock: clock)
@@ -90,7 +100,7 @@ private func runKeypadRig(
         runner: ScriptedCommandRunner([.succeeds(after: .milliseconds(300))]), verifier: VerifyRunner.scripted(ScriptedCommandRunner(verifySteps)),
         store: NoStateStorage(), wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock), persistence: false)
     try loop.run()
-    return (loop.source, watcher.echoes, emulator.violations.map(\.description))
+    return (loop.source, watcher.echoes, watcher.lines, emulator.violations.map(\.description))
 }
 
 private func tap(_ key: Key, at time: Instant, hold: TimeSpan = .milliseconds(100)) -> [(time: Instant, input: LoopInput)] {
@@ -128,7 +138,7 @@ func measureKeypad(codes: Int) throws(HALError) -> KeypadFigures {
 
     // Key to echo: `codes` codes of 6 digits, 300 ms apart, each rejected (unlimited attempts),
     // the first digits at an offset that walks through the countdown's ticks (7 ms per code).
-    var echo: [(geometry: String, first: [Int64], typing: [Int64])] = []
+    var echo: [(geometry: String, first: [Int64], typing: [Int64], firstLine: [Int64])] = []
     var violations = ready.violations + afterFlow.violations
     for (geometry, fieldRow) in [(LCDGeometry.lcd16x2, 0), (.lcd20x4, 3)] {
         var inputs: [(time: Instant, input: LoopInput)] = ButtonScript.inputs(ButtonScript.press(at: start + .seconds(1), holdFor: .milliseconds(200)))
@@ -149,10 +159,12 @@ func measureKeypad(codes: Int) throws(HALError) -> KeypadFigures {
         let run = try runKeypadRig(geometry: geometry, inputs: inputs, verifySteps: [.init(after: .milliseconds(200), .exited(code: 1))],
                                    maxAttempts: nil, fieldRow: fieldRow)
         precondition(run.echoes.count == presses.count, "bench: \(presses.count) digits typed, \(run.echoes.count) echoes seen on \(geometry.name)")
+        precondition(run.lines.count == presses.count, "bench: \(presses.count) digits typed, \(run.lines.count) field lines seen on \(geometry.name)")
         let latencies = zip(presses, run.echoes).map { ($1 - $0).nanoseconds }
         let first = latencies.enumerated().filter { $0.offset % 6 == 0 }.map(\.element)
         let typing = latencies.enumerated().filter { $0.offset % 6 != 0 }.map(\.element)
-        echo.append((geometry.name, first, typing))
+        let firstLine = zip(presses, run.lines).enumerated().filter { $0.offset % 6 == 0 }.map { ($0.element.1 - $0.element.0).nanoseconds }
+        echo.append((geometry.name, first, typing, firstLine))
         violations += run.violations
     }
     return KeypadFigures(

@@ -23,6 +23,8 @@ struct KeypadRig {
     var entryLog: [EntryEvent] = []
     var controllerLog: [ControllerEvent] = []
     var shows = 0
+    /// Every frame shown, with its focus, and when.
+    var frames: [(time: Instant, frame: ScreenText)] = []
 
     init(layout: ScreenLayout = .sixteenByTwo, entry: EntryConfig = KeypadRig.defaultEntry, hasSendCommand: Bool = true,
          duration: Int64 = 60, send: [Key] = [.button]) {
@@ -107,6 +109,7 @@ struct KeypadRig {
             case .show(let frame):
                 screen = frame.lines
                 shows += 1
+                frames.append((now, frame))
             case .controller(let action):
                 switch action {
                 case .show: preconditionFailure("the coordinator passed a controller frame through")

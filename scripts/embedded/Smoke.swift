@@ -36,7 +36,8 @@ struct LCDFrames: FrameDisplay {
         for line in frame.lines {
             do throws(UnsupportedCharacter) { codes.append(try CharacterROM.a00.encode(line)) } catch { return [] }
         }
-        do throws(HALError) { try lcd.render(codes) } catch { return [.offline(error)] }
+        let focus = frame.focus.map { (row: $0.row, column: $0.column) }
+        do throws(HALError) { try lcd.render(codes, focus: focus) } catch { return [.offline(error)] }
         return []
     }
     var nextService: Instant? { nil }
