@@ -5,7 +5,8 @@
 # Pi's i2c-bcm2835; then also the glass scenario of vm/glass.sh). Each scenario prints
 #     --- SCENARIO <id> BEGIN: <what>      (then its commands' output)
 #     SCENARIO <id> PASS|FAIL|SKIP: <what or why>
-# where <id> is the scenario's number on i2c-stub, and <number>-plain on i2c-plain.
+# where <id> is the scenario's number on i2c-stub, and <number>-plain on i2c-plain, both after
+# $ID_PREFIX (set by /init: empty on x86-64, "arm64-" in the arm64 guest).
 # The exit status is the number of failed scenarios.
 #
 # The program logs one line per event on stderr: `<CLOCK_MONOTONIC seconds> <event words>
@@ -16,6 +17,7 @@
 BIN=/usr/bin/resend-button
 BUS=$(lcd_bus)
 # The scenario ids' suffix: none on i2c-stub (the ids of the first version), -plain on i2c-plain.
+ID_PREFIX=${ID_PREFIX:-}
 TAG=
 [ "$ADAPTER" = plain ] && TAG=-plain
 # How the program writes expander bytes on this adapter (the `started` line's i2c_writes).
@@ -29,10 +31,10 @@ TOLERANCE=0.050
 RESUME_TOLERANCE=0.250
 failures=0
 
-begin() { echo; echo "--- SCENARIO $1$TAG BEGIN: $2 [$ADAPTER, i2c-$BUS]"; }
-pass() { echo "SCENARIO $1$TAG PASS: $2"; }
-fail() { echo "SCENARIO $1$TAG FAIL: $2"; failures=$((failures + 1)); }
-skip() { echo "SCENARIO $1$TAG SKIP: $2"; }
+begin() { echo; echo "--- SCENARIO $ID_PREFIX$1$TAG BEGIN: $2 [$ADAPTER, i2c-$BUS]"; }
+pass() { echo "SCENARIO $ID_PREFIX$1$TAG PASS: $2"; }
+fail() { echo "SCENARIO $ID_PREFIX$1$TAG FAIL: $2"; failures=$((failures + 1)); }
+skip() { echo "SCENARIO $ID_PREFIX$1$TAG SKIP: $2"; }
 
 # --- helpers -----------------------------------------------------------------------------------
 
