@@ -155,7 +155,7 @@ public struct EventLoop<
         let start = clock.now()
         controllerTime = start
         var restored: ControllerSnapshot?
-        if persistence, let state = loadState(now: start) {
+        if persistence, let state = store.loadState(observer: &observer, now: start) {
             restored = state.resumed(monotonicNow: start, wallNow: wallClock.now(), config: controller.config)
         }
         perform(controller.start(now: start, restoring: restored), now: start)
@@ -164,35 +164,6 @@ public struct EventLoop<
             let inputs = try source.wait(until: nextDeadline)
             let now = clock.now()
             if step(inputs, now: now) { return }
-        }
-    }
-
-    /// Reads the stored state; logs what happened. Nil for a fresh start.
-    private mutating func loadState(now: Instant) -> PersistedState? {
-        let bytes: [UInt8]?
-        do throws(HALError) {
-            bytes = try store.read()
-        } catch {
-            observer.record(.state(.readFailed(error)), at: now)
-            return nil
-        }
-        guard let bytes else {
-            observer.record(.state(.freshStart), at: now)
-            return nil
-        }
-        do throws(StateFormatError) {
-            let state = try PersistedState(decoding: bytes)
-            observer.record(.state(.restored(state)), at: now)
-            return state
-        } catch {
-            var movedTo: String?
-            do throws(HALError) {
-                movedTo = try store.moveAside()
-            } catch let moveError {
-                observer.record(.state(.moveAsideFailed(moveError)), at: now)
-            }
-            observer.record(.state(.unreadable(reason: error.message, movedTo: movedTo)), at: now)
-            return nil
         }
     }
 
@@ -372,6 +343,39 @@ public struct NoCommandRunner: CommandRunner {
     }
     public var nextService: Instant? { nil }
     public mutating func service(now: Instant) -> [SendOutcome] { [] }
+}
+
+extension StateStorage {
+    /// Reads the stored state at a loop's start and logs what happened to `observer`: restored,
+    /// a fresh start, a read failure, or an unreadable file moved aside (or the move's failure).
+    /// Nil for a fresh start. Shared by `EventLoop` and `KeypadLoop`.
+    mutating func loadState<Observer: LoopObserver>(observer: inout Observer, now: Instant) -> PersistedState? {
+        let bytes: [UInt8]?
+        do throws(HALError) {
+            bytes = try read()
+        } catch {
+            observer.record(.state(.readFailed(error)), at: now)
+            return nil
+        }
+        guard let bytes else {
+            observer.record(.state(.freshStart), at: now)
+            return nil
+        }
+        do throws(StateFormatError) {
+            let state = try PersistedState(decoding: bytes)
+            observer.record(.state(.restored(state)), at: now)
+            return state
+        } catch {
+            var movedTo: String?
+            do throws(HALError) {
+                movedTo = try moveAside()
+            } catch let moveError {
+                observer.record(.state(.moveAsideFailed(moveError)), at: now)
+            }
+            observer.record(.state(.unreadable(reason: error.message, movedTo: movedTo)), at: now)
+            return nil
+        }
+    }
 }
 
 /// No persistence: nothing stored, writes go nowhere.

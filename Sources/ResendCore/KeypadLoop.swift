@@ -90,7 +90,7 @@ public struct KeypadLoop<
         let start = clock.now()
         var restoredController: ControllerSnapshot?
         var restoredEntry: EntrySnapshot?
-        if persistence, let state = loadState(now: start) {
+        if persistence, let state = store.loadState(observer: &observer, now: start) {
             let wallNow = wallClock.now()
             restoredController = state.resumed(monotonicNow: start, wallNow: wallNow, config: pad.controller.config)
             restoredEntry = state.entry?.resumed(monotonicNow: start, wallNow: wallNow, config: pad.entry.config)
@@ -107,35 +107,6 @@ public struct KeypadLoop<
             }
             let now = clock.now()
             if step(inputs, now: now) { return }
-        }
-    }
-
-    /// Reads the stored state; logs what happened. Nil for a fresh start.
-    private mutating func loadState(now: Instant) -> PersistedState? {
-        let bytes: [UInt8]?
-        do throws(HALError) {
-            bytes = try store.read()
-        } catch {
-            observer.record(.state(.readFailed(error)), at: now)
-            return nil
-        }
-        guard let bytes else {
-            observer.record(.state(.freshStart), at: now)
-            return nil
-        }
-        do throws(StateFormatError) {
-            let state = try PersistedState(decoding: bytes)
-            observer.record(.state(.restored(state)), at: now)
-            return state
-        } catch {
-            var movedTo: String?
-            do throws(HALError) {
-                movedTo = try store.moveAside()
-            } catch let moveError {
-                observer.record(.state(.moveAsideFailed(moveError)), at: now)
-            }
-            observer.record(.state(.unreadable(reason: error.message, movedTo: movedTo)), at: now)
-            return nil
         }
     }
 
