@@ -301,8 +301,9 @@ public final class GPIOOutput: OutputLine {
     }
 }
 
-/// Runs a line request through the seam; on EBUSY, asks the kernel who holds the line.
-private func requestLine(_ line: GPIOLineLocation, purpose: String, _ call: () -> Int32) throws(HALError) -> Int32 {
+/// Runs a line request through the seam; on EBUSY, asks the kernel who holds the line (the
+/// button, the LED and the keypad's lines).
+func requestLine(_ line: GPIOLineLocation, purpose: String, _ call: () -> Int32) throws(HALError) -> Int32 {
     do throws(HALError) {
         return try Syscall.run("\(purpose) \(line.description)", call)
     } catch where error.kind == .busy {

@@ -34,14 +34,14 @@ public final class GPIOMatrixLines {
         do throws(HALError) {
             for (index, row) in rows.enumerated() {
                 var request: OpaquePointer?
-                _ = try requestMatrixLine(row, purpose: "request keypad row \(index + 1)") {
+                _ = try requestLine(row, purpose: "request keypad row \(index + 1)") {
                     rb_gpio_request_open_drain_output(row.chipPath, row.offset, true, true, consumer, &request)
                 }
                 requested.append(request)
             }
             for (index, column) in columns.enumerated() {
                 var request: OpaquePointer?
-                _ = try requestMatrixLine(column, purpose: "request keypad column \(index + 1)") {
+                _ = try requestLine(column, purpose: "request keypad column \(index + 1)") {
                     rb_gpio_request_input(column.chipPath, column.offset, RB_GPIO_BIAS_PULL_UP, true, 0, consumer, &request)
                 }
                 requested.append(request)
@@ -128,17 +128,6 @@ public final class GPIOMatrixLines {
         let lines: GPIOMatrixLines
         public var count: Int { lines.columns.count }
         public mutating func read() throws(HALError) -> UInt32 { try lines.readColumns() }
-    }
-}
-
-/// Runs a keypad line's request through the seam; on EBUSY names the holder (as `requestLine`).
-private func requestMatrixLine(_ line: GPIOLineLocation, purpose: String, _ call: () -> Int32) throws(HALError) -> Int32 {
-    do throws(HALError) {
-        return try Syscall.run("\(purpose) \(line.description)", call)
-    } catch where error.kind == .busy {
-        let holder = (try? GPIOChipInfo.lineInfo(line))?.consumer
-        let suffix = holder.map { ": held by \"\($0)\"" } ?? ": held by another consumer"
-        throw HALError(.busy, operation: error.operation + suffix, errno: error.errno)
     }
 }
 
