@@ -128,13 +128,16 @@ public struct GlassDecoder {
     /// backpack:
     ///     <start s.nnnnnnnnn> tx=<transaction> wire=<bytes on the wire, address bytes included> bl=<on|off> |<row 1>|<row 2>|...
     /// `<start> tx=<transaction> nak` per transaction the device did not acknowledge, then
-    /// `violation <time> <kind>: <what>` per protocol mistake the emulator saw and
+    /// `violation <time> <kind>: <what>` per protocol mistake the emulator saw,
+    /// `adapter: <n> transfers returned <min>-<max> us after their wire time, mean <mean> us` (how
+    /// late the host ran the adapter's wake-ups; the layout does not depend on it) and
     /// `transactions=<n> wire=<bytes> violations=<n>`.
     /// Throws when a transfer to the backpack returned before its wire time was over.
     public func decode(_ messages: [AdapterRecordMessage]) throws(AdapterRecordError) -> [String] {
         var output: [String] = []
         var transactionCount = 0
         var wireTotal = 0
+        var lateness: [Int64] = []  // per transfer: return minus the end of its wire time, ns
         var index = 0
         while index < messages.count {
             let transaction = messages[index].transaction
@@ -165,6 +168,7 @@ public struct GlassDecoder {
                 throw AdapterRecordError(
                     "transaction \(transaction) (start \(first.startText)): the adapter returned \(early.nanoseconds / 1_000) us before its \(wire) wire bytes at \(byteTime.nanoseconds) ns each were over; the record is not from an adapter that completes a transfer after its wire time at this rate (i2c-plain's clock_frequency, --bus-hz)")
             }
+            lateness.append((returned - clock).nanoseconds)
             if group.contains(where: { !$0.acknowledged }) {
                 output.append("\(first.startText) tx=\(transaction) nak")
                 continue
@@ -177,6 +181,10 @@ public struct GlassDecoder {
         }
         for violation in emulator.violations {
             output.append("violation \(violation)")
+        }
+        if let least = lateness.min(), let most = lateness.max() {
+            let mean = lateness.reduce(0, +) / Int64(lateness.count)
+            output.append("adapter: \(lateness.count) transfers returned \(least / 1_000)-\(most / 1_000) us after their wire time, mean \(mean / 1_000) us")
         }
         output.append("transactions=\(transactionCount) wire=\(wireTotal) violations=\(emulator.violations.count)")
         return output

@@ -12,7 +12,9 @@ import HALMock
 // transaction that wrote to the backpack, in order:
 //     <start s.nnnnnnnnn> tx=<transaction> wire=<bytes on the wire, address bytes included> bl=<on|off> |<row 1>|<row 2>|...
 // a line `<start> tx=<transaction> nak` per transaction the device did not acknowledge, and at
-// the end `violation <time> <kind>: <what>` per protocol mistake the emulator saw and
+// the end `violation <time> <kind>: <what>` per protocol mistake the emulator saw,
+// `adapter: <n> transfers returned <min>-<max> us after their wire time, mean <mean> us` (the
+// host's wake-up latency, which the layout does not depend on) and
 // `transactions=<n> wire=<bytes> violations=<n>`. The parsing and layout are HALMock's
 // AdapterRecordMessage and GlassDecoder.
 //
