@@ -162,7 +162,7 @@ public struct GlassDecoder {
                     }
                 }
             }
-            let returned = group.map(\.end).max() ?? first.end
+            let returned = group.map { $0.end }.max() ?? first.end
             if returned < clock {
                 let early = clock - returned
                 throw AdapterRecordError(
