@@ -223,6 +223,12 @@ private func entryRecord(_ event: EntryEvent) -> LogRecord? {
         return LogRecord("code expired")
     case .finished:
         return LogRecord("entry finished")
+    case .closed(_, let droppedCheck):
+        // One line when code entry closes; the failed writes themselves are `state write failed`.
+        return LogRecord("entry closed", [.string("reason", "the state cannot be written")]
+            + (droppedCheck.map { [.int("check_not_started", $0)] } ?? []))
+    case .reopened:
+        return LogRecord("entry reopened")
     case .outputPulsed, .outputReleased, .stopped:
         return nil  // `output active`/`output inactive` and the controller's `stopped` say it
     }

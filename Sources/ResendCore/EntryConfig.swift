@@ -49,6 +49,10 @@ public struct EntryTexts: Hashable, Sendable {
     /// The code's validity window ended: the user has to press Resend.
     public var expiredTitle = "Code expired"
     public var expiredLabel = "press Resend"
+    /// Code entry is closed because the state cannot be written (a full or read-only disk): status
+    /// (and the line 1 of a 2-row display) and, on a 4-row display, the line below.
+    public var closedTitle = "Entry closed"
+    public var closedLabel = "State not saved"
 
     /// The defaults above.
     public init() {}
@@ -140,6 +144,7 @@ public struct EntryConfig: Hashable, Sendable {
             ("tooShort", texts.tooShort), ("verifyFailedTitle", texts.verifyFailedTitle),
             ("verifyTimedOutTitle", texts.verifyTimedOutTitle), ("lockedTitle", texts.lockedTitle), ("lockedLabel", widestLock),
             ("expiredTitle", texts.expiredTitle), ("expiredLabel", texts.expiredLabel),
+            ("closedTitle", texts.closedTitle), ("closedLabel", texts.closedLabel),
         ] where text.count > columns {
             found.append(name + " \"" + text + "\" is " + decimalString(text.count) + " characters wide; the display has "
                 + decimalString(columns) + " columns")
