@@ -142,7 +142,9 @@ func runHeadlessKeypad(
             _ = inner.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
         }
         let start = clock.now()
-        let printer = HeadlessPrinter(emulator: device.emulator, led: device.led, start: start, events: events, outputLine: line, output: output)
+        let printer = HeadlessPrinter(
+        emulator: device.emulator, led: device.led, start: start, events: events, outputLine: line,
+        logSendOutput: services.logSendOutput, output: output)
         let source = RealtimeScriptSource(
             inner: inner, pending: scriptInputs(script, start: start), clock: clock, busy: { processes.contains { $0.runningCount > 0 } })
         do throws(HALError) {
@@ -160,7 +162,9 @@ func runHeadlessKeypad(
     try device.startDisplay(now: clock.now())
     let line = RecordingLED(clock: clock)
     let start = clock.now()
-    let printer = HeadlessPrinter(emulator: device.emulator, led: device.led, start: start, events: events, outputLine: line, output: output)
+    let printer = HeadlessPrinter(
+        emulator: device.emulator, led: device.led, start: start, events: events, outputLine: line,
+        logSendOutput: services.logSendOutput, output: output)
     let wall = ManualWallClock(services.virtualWallStart ?? SystemWallClock().now(), following: clock)
     let runner = try services.makeRunner()
     let verifier = try services.makeVerifier()

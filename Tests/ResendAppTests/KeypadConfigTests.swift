@@ -22,10 +22,10 @@ struct KeypadConfigTests {
 
     @Test("a valid keypad: config check says OK with a keypad summary, and the rules reach the entry flow")
     func valid() throws {
-        let text = keypad(#"columns: ["GPIO12", "GPIO16", "GPIO20", "GPIO21"], sendKey: "A", entry: {minLength: 6, maxLength: 6, submitAtMaxLength: true, echo: "brief", echoMs: 500, maxAttempts: null, validitySeconds: null, lockoutSeconds: [60]}, output: {line: "GPIO26", pulseMs: 2500}"#)
+        let text = keypad(#"columns: ["GPIO12", "GPIO16", "GPIO20", "GPIO21"], sendKey: "A", entry: {minLength: 6, maxLength: 6, submitAtMaxLength: true, echo: "brief", echoMs: 500, maxAttempts: "unlimited", validitySeconds: null, lockoutSeconds: [60]}, output: {line: "GPIO26", pulseMs: 2500}"#)
         let outcome = checkConfig(text)
         #expect(outcome.code == .ok)
-        #expect(outcome.out.contains { $0.hasSuffix("keypad matrix 4x4, send key A, verify /usr/local/bin/check-code (timeout 10 s), output GPIO26 2500 ms") })
+        #expect(outcome.out.contains { $0.hasSuffix("keypad matrix 4x4, send key A, verify /usr/local/bin/check-code (timeout 10 s), output GPIO26 2500 ms, code 6 digits (10^6 codes), UNLIMITED wrong codes (no lockout)") })
         #expect(!outcome.out.joined().contains("yet"), "run and simulate drive the keypad now")
         let config = try DeviceConfig.parse(text: text, source: "t.json5")
         #expect(config.keypad.layout == .fourByFour)
@@ -39,6 +39,13 @@ struct KeypadConfigTests {
         #expect(entry.problems(columns: 16).isEmpty)
         // No output line: no pulse.
         #expect(DeviceConfig.Keypad().entryConfig(texts: EntryTexts()).pulse == nil)
+    }
+
+    @Test("config check's summary states what a guesser faces: the code space, the attempts and the lockouts")
+    func guessingSummary() {
+        let outcome = checkConfig(keypad(#"entry: {minLength: 4, maxLength: 8, maxAttempts: 5, lockoutSeconds: [60, 3600]}"#))
+        #expect(outcome.code == .ok)
+        #expect(outcome.out.contains { $0.hasSuffix(", output none, code 4-8 digits (10^4 to 10^8 codes), 5 wrong codes then lockouts of 60/3600 s") }, "\(outcome.out)")
     }
 
     @Test("each bad keypad value: exit 78 and one line naming the key, the value and what is allowed", arguments: [
@@ -56,11 +63,13 @@ struct KeypadConfigTests {
         (keypad(#"output: {line: "GPIO5"}"#), #"keypad.output.line: "GPIO5" is also keypad.rows[0]; allowed: a GPIO line of its own"#),
         (keypad(#"backend: "evdev""#), #"keypad.device: is null, but keypad.backend is "evdev"; allowed: the input device's path, e.g. "/dev/input/by-id/usb-...-event-kbd" (see ls -l /dev/input/by-id /dev/input/by-path)"#),
         (keypad(#"device: "event0""#), #"keypad.device: "event0" is not an absolute path; allowed: null or a path such as "/dev/input/by-id/usb-...-event-kbd""#),
+        (keypad(#"entry: {maxAttempts: null}"#), #"keypad.entry.maxAttempts: is null; allowed: a number of wrong codes from 1 to 1000 before a lockout, or "unlimited" to allow unlimited guesses on purpose"#),
+        (keypad(#"entry: {maxAttempts: "lots"}"#), #"keypad.entry.maxAttempts: expected a number of wrong codes from 1 to 1000 or "unlimited", got the string "lots""#),
         (keypad(#"entry: {minLength: 9}"#), "keypad.entry.minLength: 9 is more than keypad.entry.maxLength (8); allowed: 1 to keypad.entry.maxLength"),
         (keypad(#"entry: {maxLength: 12}"#), #"keypad.entry.maxLength: 12 digits and the field's prefix need 18 columns; the display has 16 (lcd.geometry "16x2"); allowed: 1 to 10"#),
         (keypad(#"entry: {maxLength: 33}"#), "keypad.entry.maxLength: 33 is out of range; allowed: a number of digits from 1 to 32"),
         (keypad(#"entry: {echo: "stars"}"#), #"keypad.entry.echo: "stars" is not allowed; use one of "masked", "shown", "brief""#),
-        (keypad(#"entry: {maxAttempts: 0}"#), "keypad.entry.maxAttempts: 0 is out of range; allowed: null or a number of wrong codes from 1 to 1000"),
+        (keypad(#"entry: {maxAttempts: 0}"#), "keypad.entry.maxAttempts: 0 is out of range; allowed: a number of wrong codes from 1 to 1000"),
         (keypad(#"entry: {lockoutSeconds: []}"#), "keypad.entry.lockoutSeconds: the list is empty; allowed: a list of 1 to 16 lockouts in whole seconds from 1 to 86400, e.g. [30, 120, 600]"),
         (keypad(#"entry: {lockoutSeconds: [30, 90000]}"#), "keypad.entry.lockoutSeconds[1]: 90000 is out of range; allowed: whole seconds from 1 to 86400"),
         (keypad(#"entry: {timeoutSeconds: -1}"#), "keypad.entry.timeoutSeconds: -1 is out of range; allowed: null or whole seconds from 1 to 86400"),

@@ -63,7 +63,8 @@ extension DeviceConfig {
         /// `keypad.entry.validitySeconds`: how long after its send a code can be entered; nil: no
         /// limit (the backend's own expiry still applies).
         public var validitySeconds: Int? = 600
-        /// `keypad.entry.maxAttempts`: wrong codes before a lockout; nil: unlimited.
+        /// `keypad.entry.maxAttempts`: wrong codes before a lockout; nil: unlimited (written
+        /// `"unlimited"` in the file; null is refused).
         public var maxAttempts: Int? = 3
         /// `keypad.entry.lockoutSeconds`: the lockout of each round; the last repeats. Only an
         /// accepted code resets the rounds (a restart does not).
@@ -83,6 +84,8 @@ extension DeviceConfig {
         public static let millisecondsRange = 1...60_000
         public static let secondsRange = 1...EntryConfig.maximumSeconds
         public static let attemptsRange = 1...1_000
+        /// The only way to allow unlimited wrong codes: `maxAttempts: "unlimited"`.
+        public static let unlimitedAttempts = "unlimited"
         public static let lockoutCountRange = 1...16
     }
 
@@ -319,8 +322,21 @@ extension DeviceConfig {
         if entry.value("validitySeconds") != nil {
             result.validitySeconds = entry.optionalInteger("validitySeconds", range: Entry.secondsRange, unit: "null or whole seconds")
         }
-        if entry.value("maxAttempts") != nil {
-            result.maxAttempts = entry.optionalInteger("maxAttempts", range: Entry.attemptsRange, unit: "null or a number of wrong codes")
+        if let value = entry.value("maxAttempts") {
+            // Unlimited guesses only when the file says so in words: a null (or a key left
+            // empty by an edit) must not open the door to brute force.
+            switch value {
+            case .string(Entry.unlimitedAttempts):
+                result.maxAttempts = nil
+            case .null:
+                reader.report(entry.keyPath("maxAttempts"), "is null; allowed: a number of wrong codes from \(Entry.attemptsRange.lowerBound) to \(Entry.attemptsRange.upperBound) before a lockout, or \"\(Entry.unlimitedAttempts)\" to allow unlimited guesses on purpose")
+            case .integer, .number:
+                if let attempts = entry.integer("maxAttempts", range: Entry.attemptsRange, unit: "a number of wrong codes") {
+                    result.maxAttempts = attempts
+                }
+            default:
+                reader.report(entry.keyPath("maxAttempts"), "expected a number of wrong codes from \(Entry.attemptsRange.lowerBound) to \(Entry.attemptsRange.upperBound) or \"\(Entry.unlimitedAttempts)\", got \(describe(value))")
+            }
         }
         if let value = entry.value("lockoutSeconds") {
             if let list = readLockouts(value, at: entry.keyPath("lockoutSeconds"), reader: reader) { result.lockoutSeconds = list }
@@ -386,6 +402,15 @@ extension DeviceConfig.Keypad {
         text += ", send key " + (sendKey == .button ? "button" : String(decoding: [sendKey.symbol], as: UTF8.self))
         text += ", verify " + (verify.command.map { "\($0[0]) (timeout \(verify.timeoutSeconds) s)" } ?? "none")
         text += ", output " + (output.line.map { "\($0) \(output.pulseMs) ms" } ?? "none")
+        // What a guesser faces: the code space and the attempts before each lockout.
+        let lengths = entry.minLength == entry.maxLength ? "\(entry.maxLength)" : "\(entry.minLength)-\(entry.maxLength)"
+        let space = entry.minLength == entry.maxLength ? "10^\(entry.maxLength)" : "10^\(entry.minLength) to 10^\(entry.maxLength)"
+        text += ", code \(lengths) digits (\(space) codes)"
+        if let attempts = entry.maxAttempts {
+            text += ", \(attempts) wrong codes then lockouts of \(entry.lockoutSeconds.map(String.init).joined(separator: "/")) s"
+        } else {
+            text += ", UNLIMITED wrong codes (no lockout)"
+        }
         return text
     }
 }
