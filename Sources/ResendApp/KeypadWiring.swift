@@ -11,7 +11,7 @@ extension DeviceConfig.Keypad {
     public func coordinator(controller config: ControllerConfig, texts: EntryTexts = EntryTexts()) -> KeypadCoordinator {
         KeypadCoordinator(
             controller: ResendController(config: config),
-            entry: CodeEntry(config: entryConfig(texts: texts)),
+            entry: CodeEntry(config: entryConfig(texts: texts, columns: config.layout.columns)),
             keys: KeyDebouncer(window: .milliseconds(Int64(debounceMs))),
             bindings: keyBindings)
     }

@@ -268,9 +268,13 @@ public struct CodeEntry {
     public static let firstStateRetry = TimeSpan.seconds(1)
     public static let longestStateRetry = TimeSpan.seconds(60)
 
+    /// A notice about a key shows over the field (2-row display) until then.
+    private var noticeUntil: Instant?
+
     private enum Notice: Hashable {
         case wrong(attemptsLeft: Int?)
         case tooShort
+        case tooLong
         case failed
         case timedOut
     }
@@ -305,6 +309,7 @@ public struct CodeEntry {
             next = earliest(next, validUntil)
             next = earliest(next, holdClearAt)
             next = earliest(next, revealUntil)
+            next = earliest(next, noticeUntil)
             if length > 0, let lastKey, let timeout = config.entryTimeout { next = earliest(next, lastKey + timeout) }
         case .accepted(let until):
             next = earliest(next, until)
@@ -402,6 +407,7 @@ public struct CodeEntry {
                 buffer[length] = UInt8(ascii: "0") + digit
                 length += 1
                 notice = nil
+                noticeUntil = nil
                 lastKey = now
                 if case .shownBriefly(let span) = config.echo { revealUntil = now + span }
                 events.append(.digitEntered(length: length))
@@ -409,10 +415,15 @@ public struct CodeEntry {
                     submit(events: &events)
                 }
             } else {
+                // Not taken, and said so: a code longer than the field is never cut short unseen.
+                notice = .tooLong
+                noticeUntil = now + EntryConfig.noticeDuration
+                lastKey = now
                 events.append(.fieldFull(length: length))
             }
         } else if event.key == .star {
             notice = nil
+            noticeUntil = nil
             lastKey = now
             revealUntil = nil
             holdClearAt = now + config.holdToClear
@@ -576,7 +587,7 @@ public struct CodeEntry {
             let field = fieldLine(revealLast: revealUntil != nil)
             let message = notice.map(noticeText)
             return EntryView(status: message ?? texts.promptTitle, field: field,
-                             compact: (message != nil && length == 0) ? message! : field,
+                             compact: (message != nil && (length == 0 || noticeUntil != nil)) ? message! : field,
                              cursor: fieldCursor(in: field))
         case .verifying:
             let field = texts.fieldPrefix + String(repeating: texts.maskCharacter, count: submittedLength)
@@ -584,7 +595,7 @@ public struct CodeEntry {
         case .accepted:
             return EntryView(status: texts.acceptedTitle, field: texts.acceptedLabel, compact: texts.acceptedTitle, fullScreen: true)
         case .lockedOut:
-            let label = texts.lockedLabel.replacingPlaceholder(Texts.secondsPlaceholder, with: formatSeconds(shownSeconds))
+            let label = config.lockedLabel(seconds: shownSeconds, columns: config.columns)
             return EntryView(status: texts.lockedTitle, field: label, compact: label)
         case .expired:
             return EntryView(status: texts.expiredTitle, field: texts.expiredLabel, compact: texts.expiredTitle)
@@ -599,6 +610,7 @@ public struct CodeEntry {
         case .wrong(let left?): return texts.wrongCode.replacingPlaceholder(EntryTexts.countPlaceholder, with: decimalString(left))
         case .wrong(nil): return texts.wrongCodeUnlimited
         case .tooShort: return texts.tooShort
+        case .tooLong: return texts.tooLong.replacingPlaceholder(EntryTexts.countPlaceholder, with: decimalString(config.maxLength))
         case .failed: return texts.verifyFailedTitle
         case .timedOut: return texts.verifyTimedOutTitle
         }
@@ -718,6 +730,10 @@ public struct CodeEntry {
             return
         }
         if let until = revealUntil, now >= until { revealUntil = nil }
+        if let until = noticeUntil, now >= until {
+            noticeUntil = nil
+            notice = nil
+        }
         if let at = holdClearAt, now >= at {
             holdClearAt = nil
             if length > 0 {
@@ -737,6 +753,7 @@ public struct CodeEntry {
         for index in buffer.indices { buffer[index] = 0 }
         length = 0
         revealUntil = nil
+        noticeUntil = nil
     }
 
     private mutating func output(_ events: [EntryEvent]) -> [EntryAction] {

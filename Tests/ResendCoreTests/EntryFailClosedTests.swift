@@ -218,3 +218,74 @@ struct RepairingSource: EventSource {
         return inputs
     }
 }
+
+/// Limits a user meets on the panel: a code longer than the field, a lockout of a day.
+@Suite("Keypad limits")
+struct EntryLimitsTests {
+    @Test func aDigitBeyondTheFieldIsNotTakenAndTheScreenSaysSoBriefly() {
+        var config = KeypadRig.defaultEntry
+        config.maxLength = 4
+        config.minLength = 4
+        var rig = KeypadRig(entry: config)
+        rig.start()
+        rig.sendCode(at: kt(0))
+        rig.type("1234", at: kt(2))
+        #expect(rig.line1 == "Code: ****")
+        rig.tap(.digit5, at: kt(4))  // counts at 4.02 s
+        #expect(rig.line1 == "Max 4 digits")
+        rig.run(until: kt(5.519))
+        #expect(rig.line1 == "Max 4 digits")
+        rig.run(until: kt(5.52))
+        #expect(rig.line1 == "Code: ****", "the field again, its four digits kept")
+        #expect(rig.verifies.isEmpty, "nothing was submitted")
+        rig.tap(.star, at: kt(6))
+        #expect(rig.line1 == "Code: ***_")
+    }
+
+    @Test func twentyByFourShowsTheNoticeAboveTheFullField() {
+        var config = KeypadRig.defaultEntry
+        config.maxLength = 4
+        config.minLength = 4
+        var rig = KeypadRig(layout: .twentyByFour, entry: config)
+        rig.start()
+        rig.sendCode(at: kt(0))
+        rig.type("12345", at: kt(2))
+        #expect(rig.lines[2...] == ["Max 4 digits", "Code: ****"])
+    }
+
+    @Test("a lockout's seconds take the form that fits the display", arguments: [
+        (30, 20, "30"), (600, 20, "600"), (999, 3, "999"), (1_000, 20, "16:40"), (1_000, 3, "17m"), (3_599, 4, "60m"),
+        (3_600, 20, "1:00:00"), (3_600, 5, "60m"), (3_601, 5, "2h"), (86_400, 20, "24:00:00"), (86_400, 5, "24h"), (59, 1, "59"),
+    ])
+    func lockoutForms(seconds: Int, width: Int, shown: String) {
+        #expect(formatLockoutSeconds(seconds, width: width) == shown)
+    }
+
+    @Test func aDayLongLockoutFitsSixteenColumnsAndTwentyShowTheClock() {
+        var config = KeypadRig.defaultEntry
+        config.lockouts = [.seconds(86_400)]
+        config.columns = 16
+        #expect(config.problems(columns: 16).isEmpty)
+        var rig = KeypadRig(entry: config)
+        rig.start()
+        rig.sendCode(at: kt(0))
+        for index in 0..<3 {
+            rig.type("1111#", at: kt(2 + Double(index) * 3))
+            rig.answer(.rejected, at: kt(4 + Double(index) * 3))
+        }
+        #expect(rig.line1 == "Try again (24h)")
+        rig.run(until: kt(10 + 3_601))
+        #expect(rig.line1 == "Try again (23h)")
+        var wide = KeypadRig.defaultEntry
+        wide.lockouts = [.seconds(86_400)]
+        wide.columns = 20
+        var rig20 = KeypadRig(layout: .twentyByFour, entry: wide)
+        rig20.start()
+        rig20.sendCode(at: kt(0))
+        for index in 0..<3 {
+            rig20.type("1111#", at: kt(2 + Double(index) * 3))
+            rig20.answer(.rejected, at: kt(4 + Double(index) * 3))
+        }
+        #expect(rig20.lines[3] == "Try again (24:00:00)")
+    }
+}

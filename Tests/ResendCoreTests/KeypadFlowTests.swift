@@ -341,6 +341,7 @@ struct KeypadFlowTests {
         rig.type("12345#", at: kt(2))
         #expect(digitsText(rig.verifies[0].code) == "1234")
         #expect(rig.entryLog.contains(.fieldFull(length: 4)))
+        #expect(rig.frames.contains { trimmedLine($0.frame.lines[0]) == "Max 4 digits" }, "said on the screen")
     }
 
     @Test func poundBeforeTheMinimumLengthSaysTooShort() {

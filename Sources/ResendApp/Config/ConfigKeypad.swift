@@ -183,7 +183,7 @@ extension DeviceConfig {
             reader.report(entry.keyPath("maxLength"), "\(result.entry.maxLength) digits and the field's prefix need \(fieldWidth) columns; the display has \(columns) (lcd.geometry \(quoted(config.lcd.geometry.name))); allowed: 1 to \(columns - EntryTexts().fieldPrefix.count)")
         } else {
             // Anything else the flow would refuse (a text too wide at the longest lockout, say).
-            for problem in result.entryConfig(texts: EntryTexts()).problems(columns: columns) {
+            for problem in result.entryConfig(texts: EntryTexts(), columns: columns).problems(columns: columns) {
                 reader.report(entry.path, problem + " (lcd.geometry \(quoted(config.lcd.geometry.name)))")
             }
         }
@@ -354,8 +354,9 @@ extension DeviceConfig {
 extension DeviceConfig.Keypad {
     /// The entry rules as `CodeEntry` takes them (with `texts`), the output pulse only with an
     /// output line.
-    public func entryConfig(texts: EntryTexts) -> EntryConfig {
+    public func entryConfig(texts: EntryTexts, columns: Int = EntryConfig().columns) -> EntryConfig {
         var config = EntryConfig()
+        config.columns = columns
         config.minLength = entry.minLength
         config.maxLength = entry.maxLength
         config.submitAtMaxLength = entry.submitAtMaxLength
