@@ -78,7 +78,7 @@ extension SimulationServices {
     /// The keypad's coordinator around `config` on `settings`' display, or why the keypad's entry
     /// rules cannot run there (a `--geometry` narrower than the configuration file's `lcd.geometry`).
     func keypadCoordinator(_ keypad: DeviceConfig.Keypad, config: ControllerConfig, settings: BehaviourSettings, command: String) throws(ExitError) -> KeypadCoordinator {
-        if let problem = keypad.entryConfig(texts: EntryTexts(), columns: settings.geometry.columns).problems(columns: settings.geometry.columns).first {
+        if let problem = keypad.entryConfig(texts: keypad.texts, columns: settings.geometry.columns).problems(columns: settings.geometry.columns).first {
             throw ExitError(.usage, "\(command): the keypad's entry rules do not fit the \(settings.geometry.name) LCD: \(problem) (keypad.entry in the configuration file, or --geometry)")
         }
         return keypad.coordinator(controller: config)

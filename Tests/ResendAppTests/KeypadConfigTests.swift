@@ -77,7 +77,7 @@ struct KeypadConfigTests {
         (#"{keypad: {enabled: true}}"#, #"keypad.verify.command: is null, but keypad.enabled is true: a keypad needs a command that checks the code; allowed: a list of strings, e.g. ["/usr/local/bin/check-code"] (the code arrives on its standard input)"#),
         (#"{keypad: {enabled: true, verify: {command: []}}}"#, #"keypad.verify.command: the list is empty; allowed: null or a list of strings, the program and its arguments, run without a shell, e.g. ["/usr/local/bin/send-code", "--to", "+491701234567"]"#),
         (keypad(#"entry: {minLenght: 4}"#), "keypad.entry.minLenght: unknown key (did you mean 'minLength'?); allowed in keypad.entry: minLength, maxLength, submitAtMaxLength, echo, echoMs, holdToClearMs, timeoutSeconds, validitySeconds, maxAttempts, lockoutSeconds, successSeconds"),
-        (keypad(#"verfy: {}"#), "keypad.verfy: unknown key (did you mean 'verify'?); allowed in keypad: enabled, backend, rows, columns, keys, diodes, device, debounceMs, sendKey, entry, verify, output"),
+        (keypad(#"verfy: {}"#), "keypad.verfy: unknown key (did you mean 'verify'?); allowed in keypad: enabled, backend, rows, columns, keys, diodes, device, debounceMs, sendKey, entry, texts, verify, output"),
         (#"{keypd: {}}"#, "keypd: unknown key (did you mean 'keypad'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
         (#"{pulseMs: 3000}"#, "pulseMs: unknown key (did you mean 'keypad.output.pulseMs'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
     ])
@@ -97,5 +97,37 @@ struct KeypadConfigTests {
     func escaped() {
         let outcome = checkConfig(keypad(#"output: {line: "GPIO5\u0007"}, rows: ["GPIO5\u0007", "GPIO6", "GPIO13", "GPIO19"]"#))
         #expect(outcome.err == [#"t.json5: keypad.output.line: "GPIO5\u0007" is also keypad.rows[0]; allowed: a GPIO line of its own"#])
+    }
+}
+
+@Suite("Config file: the keypad's texts")
+struct KeypadTextsConfigTests {
+    private func keypad(_ extra: String, top: String = "") -> String {
+        "{\(top) keypad: {enabled: true, verify: {command: [\"/usr/local/bin/check-code\"]}, \(extra)}}"
+    }
+
+    @Test("keypad.texts reach the entry flow; a day-long lockout fits 16x2 in its compact form")
+    func textsReachTheFlow() throws {
+        let text = keypad(#"entry: {lockoutSeconds: [86400]}, texts: {lockedLabel: "Wait {s}", closedTitle: "Out of order", tooLong: "Only {n} digits"}"#)
+        #expect(checkConfig(text).code == .ok)
+        let config = try DeviceConfig.parse(text: text, source: "t.json5")
+        let pad = config.keypad.coordinator(controller: ControllerConfig(duration: .seconds(60)))
+        #expect(pad.entry.config.texts.lockedLabel == "Wait {s}")
+        #expect(pad.entry.config.texts.closedTitle == "Out of order")
+        #expect(pad.entry.config.lockedLabel(seconds: 86_400, columns: 16) == "Wait 24:00:00")
+        #expect(checkConfig(keypad(#"entry: {lockoutSeconds: [86400]}"#)).code == .ok, "Try again (24h) fits 16 columns")
+    }
+
+    @Test("each bad keypad text: exit 78 and one line naming it", arguments: [
+        (#"texts: {wrongCode: "Wrong"}"#, #"keypad.texts.wrongCode: "Wrong" needs exactly one {n}, found 0"#),
+        (#"texts: {lockedLabel: "{s} {s}"}"#, #"keypad.texts.lockedLabel: "{s} {s}" needs exactly one {s}, found 2"#),
+        (#"texts: {promptTitle: "Code ~"}"#, #"keypad.texts.promptTitle: "Code ~" has '~', which the A00 ROM cannot show (the A02 ROM can: set lcd.rom to "A02" if the module has it)"#),
+        (#"texts: {promptTitle: 7}"#, "keypad.texts.promptTitle: expected a text for the display, got the number 7"),
+        (#"texts: {acceptedLabel: "Welcome to the house"}"#, #"keypad.entry: acceptedLabel "Welcome to the house" is 20 characters wide; the display has 16 columns (lcd.geometry "16x2")"#),
+    ])
+    func badText(extra: String, message: String) {
+        let outcome = checkConfig(keypad(extra))
+        #expect(outcome.code == .config)
+        #expect(outcome.err == ["t.json5: " + message])
     }
 }

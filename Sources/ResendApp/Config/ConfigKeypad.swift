@@ -33,6 +33,9 @@ extension DeviceConfig {
         public var entry = Entry()
         public var verify = Verify()
         public var output = Output()
+        /// `keypad.texts`: every text of the code entry (`EntryTexts`), checked against the width
+        /// and the ROM like `texts`.
+        public var texts = EntryTexts()
 
         public init() {}
 
@@ -155,6 +158,23 @@ extension DeviceConfig {
         result.entry = readEntry(entry, reader: reader)
         entry.finish()
 
+        let texts = keypad.section("texts")
+        for (key, placeholder, _, set) in entryTextKeys {
+            guard let text = texts.string(key, what: "a text for the display") else { continue }
+            var problem: String?
+            if let placeholder {
+                let count = occurrences(of: placeholder, in: text)
+                if count != 1 { problem = "\(quoted(text)) needs exactly one \(placeholder), found \(count)" }
+            }
+            if problem == nil, let rom = textROMProblem(text, rom: config.lcd.rom, romSetting: "lcd.rom") { problem = rom }
+            if let problem {
+                reader.report(texts.keyPath(key), problem)
+            } else {
+                set(&result.texts, text)
+            }
+        }
+        texts.finish()
+
         let verify = keypad.section("verify")
         if let command = verify.value("command"), command != .null {
             result.verify.command = readCommand(command, at: verify.keyPath("command"), reader: reader)
@@ -176,14 +196,14 @@ extension DeviceConfig {
         // What only matters when the keypad is on.
         guard result.enabled else { return result }
         let columns = config.lcd.geometry.columns
-        let fieldWidth = EntryTexts().fieldPrefix.count + result.entry.maxLength
+        let fieldWidth = result.texts.fieldPrefix.count + result.entry.maxLength
         if result.entry.minLength > result.entry.maxLength {
             reader.report(entry.keyPath("minLength"), "\(result.entry.minLength) is more than keypad.entry.maxLength (\(result.entry.maxLength)); allowed: 1 to keypad.entry.maxLength")
         } else if fieldWidth > columns {
-            reader.report(entry.keyPath("maxLength"), "\(result.entry.maxLength) digits and the field's prefix need \(fieldWidth) columns; the display has \(columns) (lcd.geometry \(quoted(config.lcd.geometry.name))); allowed: 1 to \(columns - EntryTexts().fieldPrefix.count)")
+            reader.report(entry.keyPath("maxLength"), "\(result.entry.maxLength) digits and the field's prefix need \(fieldWidth) columns; the display has \(columns) (lcd.geometry \(quoted(config.lcd.geometry.name))); allowed: 1 to \(max(1, columns - result.texts.fieldPrefix.count))")
         } else {
             // Anything else the flow would refuse (a text too wide at the longest lockout, say).
-            for problem in result.entryConfig(texts: EntryTexts(), columns: columns).problems(columns: columns) {
+            for problem in result.entryConfig(texts: result.texts, columns: columns).problems(columns: columns) {
                 reader.report(entry.path, problem + " (lcd.geometry \(quoted(config.lcd.geometry.name)))")
             }
         }
@@ -306,6 +326,45 @@ extension DeviceConfig {
             map.append(text)
         }
         return valid ? map : nil
+    }
+
+    /// The `keypad.texts` keys, the placeholder each needs exactly once (nil: none), and the
+    /// `EntryTexts` fields they read and set, in the order of `EntryTexts`.
+    static var entryTextKeys: [(key: String, placeholder: String?, get: (EntryTexts) -> String, set: (inout EntryTexts, String) -> Void)] { [
+        ("promptTitle", nil, { $0.promptTitle }, { $0.promptTitle = $1 }),
+        ("fieldPrefix", nil, { $0.fieldPrefix }, { $0.fieldPrefix = $1 }),
+        ("verifyingTitle", nil, { $0.verifyingTitle }, { $0.verifyingTitle = $1 }),
+        ("acceptedTitle", nil, { $0.acceptedTitle }, { $0.acceptedTitle = $1 }),
+        ("acceptedLabel", nil, { $0.acceptedLabel }, { $0.acceptedLabel = $1 }),
+        ("wrongCode", EntryTexts.countPlaceholder, { $0.wrongCode }, { $0.wrongCode = $1 }),
+        ("wrongCodeUnlimited", nil, { $0.wrongCodeUnlimited }, { $0.wrongCodeUnlimited = $1 }),
+        ("tooShort", nil, { $0.tooShort }, { $0.tooShort = $1 }),
+        ("tooLong", EntryTexts.countPlaceholder, { $0.tooLong }, { $0.tooLong = $1 }),
+        ("verifyFailedTitle", nil, { $0.verifyFailedTitle }, { $0.verifyFailedTitle = $1 }),
+        ("verifyTimedOutTitle", nil, { $0.verifyTimedOutTitle }, { $0.verifyTimedOutTitle = $1 }),
+        ("lockedTitle", nil, { $0.lockedTitle }, { $0.lockedTitle = $1 }),
+        ("lockedLabel", Texts.secondsPlaceholder, { $0.lockedLabel }, { $0.lockedLabel = $1 }),
+        ("expiredTitle", nil, { $0.expiredTitle }, { $0.expiredTitle = $1 }),
+        ("expiredLabel", nil, { $0.expiredLabel }, { $0.expiredLabel = $1 }),
+        ("closedTitle", nil, { $0.closedTitle }, { $0.closedTitle = $1 }),
+        ("closedLabel", nil, { $0.closedLabel }, { $0.closedLabel = $1 }),
+    ] }
+
+    /// How often `needle` occurs in `text` (not overlapping).
+    private static func occurrences(of needle: String, in text: String) -> Int {
+        let bytes = Array(text.utf8)
+        let pattern = Array(needle.utf8)
+        var count = 0
+        var index = 0
+        while index + pattern.count <= bytes.count {
+            if bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
+                count += 1
+                index += pattern.count
+            } else {
+                index += 1
+            }
+        }
+        return count
     }
 
     private static func readEntry(_ entry: ConfigSection, reader: ConfigReader) -> Entry {
