@@ -99,7 +99,7 @@ struct EntryFailClosedTests {
         rig.run(until: kt(30))
         #expect(rig.lines == ["Entry closed", "Resend (31)"])
         rig.run(until: kt(61))
-        #expect(rig.lines == ["Entry closed", "Resend"], "the countdown ends as before")
+        #expect(rig.lines == ["Entry closed", "Resend"], "the countdown ends on time")
     }
 
     @Test func theStateIsWrittenAgainAfterOneSecondDoublingToAMinuteAndEntryReopensWhenThatWorks() {
