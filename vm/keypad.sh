@@ -134,7 +134,8 @@ kp_start() {
 }
 kp() { echo "$*" >&3; }
 kp_stop() { kp quit; exec 3>&-; wait "$KP_PID" 2>/dev/null; rm -f "$KP_DEVICE"; }
-kp_answers() { grep -c "$1" "$KP_OUT" 2>/dev/null; }
+# kp_answers PATTERN: answer lines so far (0 before uinput-keypad has made its output file).
+kp_answers() { n=$(grep -c "$1" "$KP_OUT" 2>/dev/null); echo "${n:-0}"; }
 # kp_do ANSWER COMMAND...: sends the command and waits (10 s) for one more answer line ANSWER.
 kp_do() {
     answer=$1
