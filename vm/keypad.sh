@@ -512,6 +512,14 @@ scenario_matrix() {
 # run with the matrix: the code typed with a key in a pulled-down row (the 8) must be accepted,
 # the rows held with a pull-up, and no undefined level recorded while run scans.
 PI_PULLS="uudd ddd"
+# row_drive_times: from the module's record, how long each row was driven low within a scan (the
+# settle wait plus reading the columns), in microseconds: "count min median max".
+row_drive_times() {
+    km_record | awk '$2 == "drive" && $3 ~ /^KP_R/ {
+            if ($4 == "low") { start[$3] = $1 }
+            else if ($4 == "none" && start[$3] != "") { d = ($1 - start[$3]) * 1e6; if (d < 2000) printf "%.1f\n", d; start[$3] = "" } }' |
+        sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%d %s %s %s", NR, v[1], v[int((NR + 1) / 2)], v[NR]; else print "0 - - -" }'
+}
 rows_bias() { awk '$1 ~ /^KP_R/ { printf "%s%s", sep, $4; sep = " " }' "$KM/lines"; }
 undefined_count() { km_record | grep -c ' undefined '; }
 scenario_pulldown_rows() {
@@ -568,6 +576,9 @@ scenario_pulldown_rows() {
     DOOR_AFTER=$(door_value)
     undefined=$(undefined_count)
     stop_run
+    # shellcheck disable=SC2046 # four numbers
+    set -- $(row_drive_times)
+    echo "rows driven low within a scan: $1 times, for min $2 us, median $3 us, max $4 us (the settle wait plus reading 3 columns; qemu TCG)"
     show_log "$log"
     decode /tmp/keypad-pulls.glass
     echo "the glass (transactions that changed it):"
@@ -583,7 +594,7 @@ scenario_pulldown_rows() {
     if [ "$as_is" != "1 0 1" ] || [ "$pulled_up" != "1 1 1" ]; then
         fail "$id" "the model: key 8 held with row 0 low read '$as_is' (row 2 pulled down; want the phantom '1 0 1') and '$pulled_up' (row 2 pulled up; want '1 1 1')"
     elif ! grep -q ' verify finished result=accepted exit=0' "$log"; then
-        fail "$id" "the code $(grep -o 'code submitted length=[0-9]*' "$log" | tr '\n' ' ')was not accepted ($(grep -o 'code rejected[^|]*' "$log" | head -n 1)); the field last showed '$(last_field /tmp/keypad-pulls.glass)'; $undefined undefined levels recorded (a key joining a pulled-up column to a pulled-down released row); rows held with bias '$held_bias'"
+        fail "$id" "the code was not accepted ($(grep -o 'code submitted length=[0-9]*' "$log" | tr '\n' ' ' | sed 's/ $//'), $(grep -o 'code rejected[^|]*' "$log" | head -n 1)); the field last showed '$(last_field /tmp/keypad-pulls.glass)'; $undefined undefined levels recorded (a key joining a pulled-up column to a pulled-down released row); rows held with bias '$held_bias'"
     elif ! grep -q ' code submitted length=4' "$log"; then
         fail "$id" "no 'code submitted length=4' (phantom keys typed?)"
     elif [ "$held_bias" != "up up up up" ]; then
