@@ -6,12 +6,12 @@ import ResendCore
 extension DeviceConfig.Keypad {
     /// The entry flow around a resend controller with `config`: keys debounced with `debounceMs`,
     /// `sendKey` bound to Send/Resend, the entry rules of `entry` (and the output's pulse) with
-    /// `texts`. The one place that turns the `keypad` section into the core's coordinator, for
-    /// `run` and the simulators.
-    public func coordinator(controller config: ControllerConfig, texts: EntryTexts = EntryTexts()) -> KeypadCoordinator {
+    /// `texts` (`keypad.texts`). The one place that turns the `keypad` section into the core's
+    /// coordinator, for `run` and the simulators.
+    public func coordinator(controller config: ControllerConfig) -> KeypadCoordinator {
         KeypadCoordinator(
             controller: ResendController(config: config),
-            entry: CodeEntry(config: entryConfig(texts: texts)),
+            entry: CodeEntry(config: entryConfig(texts: texts, columns: config.layout.columns)),
             keys: KeyDebouncer(window: .milliseconds(Int64(debounceMs))),
             bindings: keyBindings)
     }

@@ -78,7 +78,7 @@ extension SimulationServices {
     /// The keypad's coordinator around `config` on `settings`' display, or why the keypad's entry
     /// rules cannot run there (a `--geometry` narrower than the configuration file's `lcd.geometry`).
     func keypadCoordinator(_ keypad: DeviceConfig.Keypad, config: ControllerConfig, settings: BehaviourSettings, command: String) throws(ExitError) -> KeypadCoordinator {
-        if let problem = keypad.entryConfig(texts: EntryTexts()).problems(columns: settings.geometry.columns).first {
+        if let problem = keypad.entryConfig(texts: keypad.texts, columns: settings.geometry.columns).problems(columns: settings.geometry.columns).first {
             throw ExitError(.usage, "\(command): the keypad's entry rules do not fit the \(settings.geometry.name) LCD: \(problem) (keypad.entry in the configuration file, or --geometry)")
         }
         return keypad.coordinator(controller: config)
@@ -142,7 +142,9 @@ func runHeadlessKeypad(
             _ = inner.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
         }
         let start = clock.now()
-        let printer = HeadlessPrinter(emulator: device.emulator, led: device.led, start: start, events: events, outputLine: line, output: output)
+        let printer = HeadlessPrinter(
+        emulator: device.emulator, led: device.led, start: start, events: events, outputLine: line,
+        logSendOutput: services.logSendOutput, output: output)
         let source = RealtimeScriptSource(
             inner: inner, pending: scriptInputs(script, start: start), clock: clock, busy: { processes.contains { $0.runningCount > 0 } })
         do throws(HALError) {
@@ -160,7 +162,9 @@ func runHeadlessKeypad(
     try device.startDisplay(now: clock.now())
     let line = RecordingLED(clock: clock)
     let start = clock.now()
-    let printer = HeadlessPrinter(emulator: device.emulator, led: device.led, start: start, events: events, outputLine: line, output: output)
+    let printer = HeadlessPrinter(
+        emulator: device.emulator, led: device.led, start: start, events: events, outputLine: line,
+        logSendOutput: services.logSendOutput, output: output)
     let wall = ManualWallClock(services.virtualWallStart ?? SystemWallClock().now(), following: clock)
     let runner = try services.makeRunner()
     let verifier = try services.makeVerifier()

@@ -353,6 +353,11 @@ extension StateStorage {
         let bytes: [UInt8]?
         do throws(HALError) {
             bytes = try read()
+        } catch where isUnreadableContent(error) {
+            // Too large to be ours (the read cap): moved aside like any unreadable state, not
+            // left for the next write to replace silently.
+            moveUnreadableAside(reason: error.operation, observer: &observer, now: now)
+            return nil
         } catch {
             observer.record(.state(.readFailed(error)), at: now)
             return nil
@@ -366,15 +371,19 @@ extension StateStorage {
             observer.record(.state(.restored(state)), at: now)
             return state
         } catch {
-            var movedTo: String?
-            do throws(HALError) {
-                movedTo = try moveAside()
-            } catch let moveError {
-                observer.record(.state(.moveAsideFailed(moveError)), at: now)
-            }
-            observer.record(.state(.unreadable(reason: error.message, movedTo: movedTo)), at: now)
+            moveUnreadableAside(reason: error.message, observer: &observer, now: now)
             return nil
         }
+    }
+
+    private mutating func moveUnreadableAside<Observer: LoopObserver>(reason: String, observer: inout Observer, now: Instant) {
+        var movedTo: String?
+        do throws(HALError) {
+            movedTo = try moveAside()
+        } catch let moveError {
+            observer.record(.state(.moveAsideFailed(moveError)), at: now)
+        }
+        observer.record(.state(.unreadable(reason: reason, movedTo: movedTo)), at: now)
     }
 }
 

@@ -98,6 +98,15 @@ public struct KeypadCoordinator {
         return finish(entry.verifyFinished(outcome, now: time).map { .entry($0) })
     }
 
+    /// The loop carried out the `persist` actions of one batch (the controller's and the entry's:
+    /// one state file) at `now`: `written` is true when every write succeeded. Fails closed: the
+    /// entry flow runs a submitted code's check only after its try was written, and closes code
+    /// entry while writes fail (`CodeEntry.stateWritten`).
+    public mutating func stateWritten(_ written: Bool, now: Instant) -> [KeypadAction] {
+        time = max(time, now)
+        return finish(entry.stateWritten(written, now: time).map { .entry($0) })
+    }
+
     /// The clock reached `nextDeadline` (or later).
     public mutating func advance(to now: Instant) -> [KeypadAction] {
         var actions: [KeypadAction] = []

@@ -18,7 +18,10 @@ import HAL
 ///   deadline and by the loop's (`EntryConfig.pulse` after it went active), so no path leaves it
 ///   active past its pulse while the loop runs;
 /// - the state (the controller's and the entry's, one file) is read once at start and written on
-///   every `.persist` action, on the wall clock, like `EventLoop`.
+///   every `.persist` action, on the wall clock, like `EventLoop`; after the actions of one batch
+///   the coordinator is told whether all of that batch's writes succeeded (`stateWritten`): the
+///   entry flow starts a verify command only once its try is on disk, and closes code entry
+///   while writes fail (fail closed).
 ///
 /// Raspberry Pi kernels keep a released output at its last level: if the process dies mid-pulse
 /// the line stays active until the next start drives it inactive (keep restarts fast).
@@ -188,10 +191,15 @@ public struct KeypadLoop<
     private mutating func perform(_ actions: [KeypadAction], now: Instant) {
         var immediateSends: [SendOutcome] = []
         var immediateVerifies: [SendOutcome] = []
+        // Fail closed: whether every state write of this batch succeeded (nil: none was asked).
+        var written: Bool?
         for action in actions {
             switch action {
             case .show(let frame):
                 for event in display.show(frame, now: now) { observer.record(.display(event), at: now) }
+            case .controller(.persist(let snapshot)):
+                controllerSnapshot = snapshot
+                written = writeState() && (written ?? true)
             case .controller(let action):
                 if let outcome = performController(action, now: now) { immediateSends.append(outcome) }
             case .entry(let action):
@@ -202,12 +210,15 @@ public struct KeypadLoop<
                     setOutput(active, now: now)
                 case .persist(let snapshot):
                     entrySnapshot = snapshot
-                    writeState()
+                    written = writeState() && (written ?? true)
                 case .log(let event):
                     observer.record(.entry(event), at: now)
                 }
             }
         }
+        // Fail closed: the entry flow learns whether the state reached the disk before it acts on
+        // it (a submitted code's verify command starts only from this answer).
+        if let written { perform(pad.stateWritten(written, now: now), now: now) }
         for outcome in immediateSends { perform(pad.sendFinished(outcome, now: now), now: now) }
         for outcome in immediateVerifies { verifyEnded(outcome, now: now) }
     }
@@ -233,9 +244,8 @@ public struct KeypadLoop<
                 observer.record(.bouncesSuppressed(count: pad.keys.suppressedEdges - reportedBounces), at: now)
                 reportedBounces = pad.keys.suppressedEdges
             }
-        case .persist(let snapshot):
-            controllerSnapshot = snapshot
-            writeState()
+        case .persist:
+            return nil  // written by `perform`, which reports the write to the entry flow
         case .runSendCommand(let attempt, let sequence, let cooldownSeconds):
             let request = SendRequest(
                 sequence: sequence, attempt: attempt, cooldownSeconds: cooldownSeconds, pressTime: wallClock.now())
@@ -268,17 +278,20 @@ public struct KeypadLoop<
     }
 
     /// Writes both machines' latest snapshots as one state (the controller's own when the entry
-    /// has not persisted yet, and the reverse).
-    private mutating func writeState() {
-        guard persistence else { return }
+    /// has not persisted yet, and the reverse). False when the write failed (logged); true when it
+    /// succeeded or nothing is persisted.
+    private mutating func writeState() -> Bool {
+        guard persistence else { return true }
         let monotonicNow = clock.now()
         let wallNow = wallClock.now()
         var state = PersistedState(controllerSnapshot ?? pad.controller.snapshot, monotonicNow: monotonicNow, wallNow: wallNow)
         state.entry = PersistedEntryState(entrySnapshot ?? pad.entry.snapshot, monotonicNow: monotonicNow, wallNow: wallNow)
         do throws(HALError) {
             try store.write(state.encoded())
+            return true
         } catch {
             observer.record(.state(.writeFailed(error)), at: monotonicNow)
+            return false
         }
     }
 
