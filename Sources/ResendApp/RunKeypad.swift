@@ -55,7 +55,7 @@ func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: ino
             throw ExitError(.config, "run: keypad.keys: the key map must have one row per keypad.rows line and one key per keypad.columns line")
         }
         do throws(HALError) {
-            backend = .matrix(try MatrixKeypadAttachment(lines: lines, layout: layout, diodes: keypad.diodes, source: &source))
+            backend = .matrix(try MatrixKeypadAttachment(lines: lines, layout: layout, diodes: keypad.diodes, settle: keypad.settle, source: &source))
         } catch {
             throw ExitError(startupExitCode(for: error.kind), "run: keypad matrix: \(error.operation): \(describe(error))")
         }
