@@ -207,16 +207,19 @@ struct EventLogTests {
         let debouncer = Debouncer(window: .milliseconds(20), mode: scenario.mode)
         var lines: [String] = []
         let logger = EventLogger(format: .plain) { lines.append($0) }
-        var inputs = scenario.edges.map { (time: at($0.delivered), input: LoopInput.edge($0.edge)) }
+        var inputs = scenario.edges.map { (time: at($0.delivered), input: LoopInput.button($0.edge)) }
         inputs.append((at(12), .stop))
+        let environment = TestEnvironment(
+            source: VirtualEventSource(clock: clock, inputs: inputs), display: NullDisplay(), led: NoLED(), strike: NoStrike(), clock: clock,
+            observer: logger, sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: NoStateStorage?.none, wallClock: NoWallClock())
         var loop = EventLoop(
-            source: VirtualEventSource(clock: clock, inputs: inputs), display: NullDisplay(), led: NoLED(), clock: clock, observer: logger,
-            controller: ResendController(config: ControllerConfig(duration: .seconds(3))), debouncer: debouncer)
+            environment: environment,
+            coordinator: deviceCoordinator(controller: ControllerConfig(duration: .seconds(3)), button: debouncer, keypad: nil))
         try loop.run()
         #expect(lines == scenario.expected)
         // The last press is clean: every edge the loop's debouncer suppressed was reported, no more, no less.
         let reported = lines.compactMap { $0.split(separator: "count=").dropFirst().first.flatMap { Int($0) } }.reduce(0, +)
-        #expect(reported == loop.debouncer.suppressedEdges)
+        #expect(reported == loop.coordinator.keys.suppressedEdges)
     }
 }
 

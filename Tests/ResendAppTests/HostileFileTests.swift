@@ -246,10 +246,14 @@ struct HungSendTests {
             clock: clock, busy: { command.busy })
         var services = SimulationServices()
         services.mockSend = [.succeeds(after: .seconds(1))]  // only to configure the controller for a send command
+        let environment = TestEnvironment(
+            source: source, display: device.display, led: device.led, strike: NoStrike(), clock: clock, observer: printer,
+            sender: command, verifier: NoCodeVerifier(), store: NoStateStorage?.none,
+            wallClock: ManualWallClock(WallTime(millisecondsSinceEpoch: 1_718_000_000_000), following: clock))
         var loop = EventLoop(
-            source: source, display: device.display, led: device.led, clock: clock, observer: printer,
-            controller: ResendController(config: try services.controllerConfig(settings, command: "test")), debouncer: settings.makeDebouncer(),
-            runner: command, wallClock: ManualWallClock(WallTime(millisecondsSinceEpoch: 1_718_000_000_000), following: clock))
+            environment: environment,
+            coordinator: deviceCoordinator(
+                controller: try services.controllerConfig(settings, command: "test"), button: settings.makeDebouncer(), keypad: nil))
         try loop.run()
         #expect(lines.lines.contains("1.020 screen |Sending...      |Resend          |"), "the countdown ended while the command ran")
         #expect(lines.lines.contains("4.025 send finished result=timeout after_ms=2000 killed=1 ms=4005"))

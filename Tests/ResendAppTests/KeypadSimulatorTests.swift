@@ -284,11 +284,13 @@ struct InteractiveKeypadTests {
             + [(Instant.origin + .seconds(4), UInt8(ascii: "x")), (Instant.origin + .seconds(8), UInt8(ascii: "q"))]
         var keypad = DeviceConfig.Keypad()
         keypad.enabled = true
-        var loop = KeypadLoop(
+        let environment = DeviceEnvironment(
             source: KeyboardButton(keys: TypedBytes(clock: clock, keys: bytes), clock: clock, bounceKey: "b", clearHold: .milliseconds(1_000)),
-            display: started.display, led: device.led, output: output, clock: clock, observer: renderer,
-            pad: keypad.coordinator(controller: settings.controllerConfig), runner: NoCommandRunner(), verifier: NoCodeVerifier(),
-            store: MemoryStateStorage(), wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock), persistence: false)
+            display: started.display, led: device.led, strike: output, clock: clock, observer: renderer,
+            wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock))
+        var loop = EventLoop(
+            environment: environment,
+            coordinator: deviceCoordinator(controller: settings.controllerConfig, button: settings.makeDebouncer(), keypad: keypad))
         try loop.run()
         let typedField = try #require(drawings.firstIndex { $0.contains("│Code: ***_____  │") })
         #expect(drawings[typedField...].contains { $0.contains("│Code: ________  │") })

@@ -63,9 +63,10 @@ struct FailingSource: EventSource {
     }
 }
 
-typealias TestKeypadLoop<Source: EventSource> = KeypadLoop<
+typealias KeypadEnvironment<Source: EventSource> = TestEnvironment<
     Source, FrameLog, RecordingLED, RecordingLED, ManualClock, EventRecorder, ScriptedCommandRunner, ScriptedVerifier,
     MemoryStateStorage, ManualWallClock>
+typealias TestKeypadLoop<Source: EventSource> = EventLoop<KeypadEnvironment<Source>>
 
 /// The device with a keypad, on virtual time: a button send (the command succeeds after 500 ms),
 /// keys from the script, the verify command scripted.
@@ -109,12 +110,13 @@ struct KeypadDevice {
     }
 
     func loop<S: EventSource>(source: S, verifier: ScriptedVerifier) -> TestKeypadLoop<S> {
-        let pad = KeypadCoordinator(
+        let pad = DeviceCoordinator(
             controller: ResendController(config: ControllerConfig(duration: .seconds(60), layout: layout, hasSendCommand: true)),
             entry: CodeEntry(config: entry))
-        return KeypadLoop(
-            source: source, display: FrameLog(), led: led, output: output, clock: clock, observer: EventRecorder(), pad: pad,
-            runner: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verifier: verifier, store: storage, wallClock: wall)
+        let environment = KeypadEnvironment(
+            source: source, display: FrameLog(), led: led, strike: output, clock: clock, observer: EventRecorder(),
+            sender: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verifier: verifier, store: storage, wallClock: wall)
+        return EventLoop(environment: environment, coordinator: pad)
     }
 }
 
@@ -206,14 +208,15 @@ struct KeypadLoopTests {
             source.schedule(.key(KeyEvent(key, .released, at: at + .milliseconds(100))), at: at + .milliseconds(100))
         }
         source.schedule(.stop, at: kt(20))
-        let pad = KeypadCoordinator(
+        let pad = DeviceCoordinator(
             controller: ResendController(config: ControllerConfig(duration: .seconds(60))), entry: CodeEntry(config: EntryConfig()))
-        var loop = KeypadLoop(
-            source: source, display: FrameLog(), led: NoLED(), output: NoLED(), clock: clock, observer: EventRecorder(), pad: pad,
-            runner: NoCommandRunner(), verifier: NoCodeVerifier(), store: NoStateStorage(), wallClock: NoWallClock(), persistence: false)
+        let environment = TestEnvironment(
+            source: source, display: FrameLog(), led: NoLED(), strike: NoStrike(), clock: clock, observer: EventRecorder(),
+            sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: NoStateStorage?.none, wallClock: NoWallClock())
+        var loop = EventLoop(environment: environment, coordinator: pad)
         try loop.run()
         #expect(loop.display.screen(at: kt(12)) == ["Check failed", "Resend (50)"])
-        #expect(loop.pad.entry.snapshot.failures == 0)
+        #expect(loop.pad.entry?.snapshot.failures == 0)
         #expect(loop.observer.events.contains { $0.event == .verifyEnded(ending: .couldNotStart(reason: "no verify command is configured", errno: 0), duration: .zero) })
         // No output line configured: nothing about one is logged.
         #expect(!loop.observer.events.contains { if case .output = $0.event { true } else { false } })

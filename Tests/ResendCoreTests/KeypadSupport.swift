@@ -9,7 +9,7 @@ func kt(_ seconds: Double) -> Instant {
 /// The device with a keypad as a user meets it: the coordinator's actions carried out as the loop
 /// would, on virtual time. Keys go in raw (through the debouncer, 20 ms).
 struct KeypadRig {
-    var pad: KeypadCoordinator
+    var pad: DeviceCoordinator
     var now: Instant = kt(0)
     var screen: [String] = []
     var led: Bool?
@@ -28,7 +28,7 @@ struct KeypadRig {
 
     init(layout: ScreenLayout = .sixteenByTwo, entry: EntryConfig = KeypadRig.defaultEntry, hasSendCommand: Bool = true,
          duration: Int64 = 60, send: [Key] = [.button]) {
-        pad = KeypadCoordinator(
+        pad = DeviceCoordinator(
             controller: ResendController(config: ControllerConfig(duration: .seconds(duration), layout: layout, hasSendCommand: hasSendCommand)),
             entry: CodeEntry(config: entry), bindings: KeyBindings(send: send))
     }
@@ -103,13 +103,15 @@ struct KeypadRig {
         apply(pad.stop(now: time))
     }
 
-    mutating func apply(_ actions: [KeypadAction]) {
+    mutating func apply(_ actions: [DeviceAction]) {
         for action in actions {
             switch action {
             case .show(let frame):
                 screen = frame.lines
                 shows += 1
                 frames.append((now, frame))
+            case .buttonChanged:
+                break
             case .controller(let action):
                 switch action {
                 case .show: preconditionFailure("the coordinator passed a controller frame through")

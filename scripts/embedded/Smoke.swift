@@ -25,7 +25,7 @@ struct OneShotSource: EventSource {
     mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput] {
         if done { return [.stop] }
         done = true
-        return [.edge(ButtonEdge(pressed: true, time: .origin))]
+        return [.button(ButtonEdge(pressed: true, time: .origin))]
     }
 }
 
@@ -104,12 +104,12 @@ public func embeddedKeypadSmoke() -> Bool {
     var scanner = MatrixScanner(rows: NullRows(), columns: NullColumns(), delay: NullDelay(), layout: .threeByFour)
     var entryConfig = EntryConfig()
     entryConfig.pulse = .seconds(2)
-    var pad = KeypadCoordinator(
+    var pad = DeviceCoordinator(
         controller: ResendController(config: ControllerConfig(duration: .seconds(60), layout: .twentyByFour, hasSendCommand: true)),
         entry: CodeEntry(config: entryConfig), bindings: KeyBindings(send: [.a]))
     var shown = 0
     var verified = 0
-    func count(_ actions: [KeypadAction]) {
+    func count(_ actions: [DeviceAction]) {
         for action in actions {
             switch action {
             case .show: shown += 1
@@ -165,7 +165,7 @@ public func embeddedKeypadLoopSmoke() -> Bool {
     let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(0x27)!), delay: NullDelay(), geometry: .lcd16x2)
     var entryConfig = EntryConfig()
     entryConfig.pulse = .seconds(2)
-    let pad = KeypadCoordinator(
+    let pad = DeviceCoordinator(
         controller: ResendController(config: ControllerConfig(duration: .seconds(60), hasSendCommand: true)),
         entry: CodeEntry(config: entryConfig), bindings: KeyBindings(send: [.a]))
     var loop = KeypadLoop(
