@@ -120,8 +120,8 @@ struct KeypadDevice {
     }
 }
 
-@Suite("Keypad loop")
-struct KeypadLoopTests {
+@Suite("Event loop with a code entry")
+struct EventLoopEntryTests {
     @Test("send, type, submit: the code goes to the verify command, accepted shows the success screen and pulses the output for exactly its length")
     func acceptedFlow() throws {
         var device = KeypadDevice()
