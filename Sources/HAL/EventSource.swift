@@ -9,15 +9,12 @@ public enum LoopInput: Hashable, Sendable {
     case edgesMayBeLost
     /// The user or the service manager asked to stop (SIGINT, SIGTERM, `q` in the simulator).
     case stop
-    /// A send command ended (its process was reaped); see `CommandRunner`.
-    case sendFinished(SendOutcome)
+    /// A command ended (its process was reaped): the send command's or the verify command's, as
+    /// `purpose` says; see `CommandRunner`. A verify command's outcome never carries the code.
+    case commandFinished(CommandPurpose, CommandOutcome)
     /// A key changed (raw, not yet debounced): the single button as `Key.button` (see
     /// `button(_:)`), or a keypad backend's key (GPIO matrix, evdev). The only way a key arrives.
     case key(KeyEvent)
-    /// The verify command ended (its process was reaped): the outcome of the check whose
-    /// `sequence` it names. Exit 0 accepted, 1 rejected, anything else an error (the keypad loop
-    /// decides; see `VerifyResult`). Never carries the code.
-    case verifyFinished(SendOutcome)
     /// An input device (an evdev keypad) went away or came back; for the log. Keys it held were
     /// delivered as releases before it.
     case inputDevice(InputDeviceEvent)

@@ -4,21 +4,21 @@ import HALMock
 import ResendCore
 
 /// A command the loop runs, the send command or the verify command (one type serves both; which
-/// one it is, is its purpose, `ProcessRunner.Purpose`): none, scripted (the simulator on virtual
-/// time), or a real process.
+/// one it is, is its purpose, `CommandPurpose`): none, scripted (the simulator on virtual time), or
+/// a real process.
 ///
 /// - As the send command (`CommandRunner`): none fails every send at once ("no send command is
 ///   configured").
 /// - As the verify command (`CodeVerifier`): none fails every check at once ("Check failed");
 ///   scripted wipes the code at once and keeps only the sequence; a process gets the digits and a
 ///   new line on its standard input (`ProcessRunner.start(sequence:input:now:)`, with
-///   `Purpose.verify`, so its outcomes arrive as `.verifyFinished`). The code is wiped once given.
+///   `CommandPurpose.verify`, so its outcomes arrive as `.commandFinished(.verify, _)`). The code is wiped once given.
 public enum CommandService: CommandRunner, CodeVerifier {
     case none
     case scripted(ScriptedCommandRunner)
     case process(ProcessRunner)
 
-    public mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
+    public mutating func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
         switch self {
         case .none:
             var runner = NoCommandRunner()
@@ -32,7 +32,7 @@ public enum CommandService: CommandRunner, CodeVerifier {
         }
     }
 
-    public mutating func start(_ request: VerifyRequest, now: Instant) -> SendOutcome? {
+    public mutating func start(_ request: VerifyRequest, now: Instant) -> CommandOutcome? {
         var code = request.code
         switch self {
         case .none:
@@ -61,7 +61,7 @@ public enum CommandService: CommandRunner, CodeVerifier {
         }
     }
 
-    public mutating func service(now: Instant) -> [SendOutcome] {
+    public mutating func service(now: Instant) -> [CommandOutcome] {
         switch self {
         case .none:
             return []

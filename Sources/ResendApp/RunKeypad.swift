@@ -27,7 +27,7 @@ final class RunKeypad {
     }
 }
 
-/// Prepares the keypad of `run`: the verify command (a `ProcessRunner` with `Purpose.verify`, the
+/// Prepares the keypad of `run`: the verify command (a `ProcessRunner` with `CommandPurpose.verify`, the
 /// code on its standard input) and the backend, both registered with `source`. Nil when the keypad
 /// is off. The lines were acquired with the rest of the hardware (`acquireKeypad`).
 func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: inout LinuxEventSource) throws(ExitError) -> RunKeypad? {

@@ -106,7 +106,7 @@ public struct DeviceCoordinator {
     }
 
     /// The send command ended.
-    public mutating func sendFinished(_ outcome: SendOutcome, now: Instant) -> [DeviceAction] {
+    public mutating func sendFinished(_ outcome: CommandOutcome, now: Instant) -> [DeviceAction] {
         time = max(time, now)
         return finish(take(controller.sendFinished(outcome, now: time)))
     }

@@ -48,7 +48,7 @@ public enum LoopEvent: Hashable, Sendable {
     case entry(EntryEvent)
     /// The verify command ended like this, after `duration` (its output is not kept: it might
     /// echo the code).
-    case verifyEnded(ending: SendOutcome.Ending, duration: TimeSpan)
+    case verifyEnded(ending: CommandOutcome.Ending, duration: TimeSpan)
     /// The output line (door strike, relay) changed to the given state.
     case output(Bool)
     /// The output line could not be set; the loop goes on (and tries again at the next change).
@@ -96,7 +96,7 @@ public protocol LoopObserver {
 ///   `.edgesMayBeLost`; a level that differs from its last edge is reconciled
 ///   (`KeyDebouncer.reconcile`: lost edges repaired, no press from a window that did not hold).
 /// - The send command runs through `environment.sender`, its outcomes arriving as
-///   `.sendFinished`, from the runner's `service(now:)`, or at once from `start`. The press time
+///   `.commandFinished(.send, _)`, from the runner's `service(now:)`, or at once from `start`. The press time
 ///   it is given is the press's own instant on the wall clock (worked back from the loop's `now`).
 /// - The verify command runs through `environment.verifier` (the code goes to its standard input;
 ///   the loop logs only the code's length and the outcome, never a digit, and never the verify
@@ -191,9 +191,9 @@ public struct EventLoop<Environment: LoopEnvironment> {
                 perform(coordinator.feed(event, now: now), now: now)
             case .edgesMayBeLost:
                 reconcileButtonLevel(now: now)
-            case .sendFinished(let outcome):
+            case .commandFinished(.send, let outcome):
                 perform(coordinator.sendFinished(outcome, now: now), now: now)
-            case .verifyFinished(let outcome):
+            case .commandFinished(.verify, let outcome):
                 verifyEnded(outcome, now: now)
             case .inputDevice(let event):
                 environment.observer.record(.keypad(event), at: now)
@@ -240,7 +240,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
         perform(coordinator.reconcile(.button, level: level, now: now), now: now)
     }
 
-    private mutating func verifyEnded(_ outcome: SendOutcome, now: Instant) {
+    private mutating func verifyEnded(_ outcome: CommandOutcome, now: Instant) {
         guard coordinator.entry != nil else { return }  // no verify command without a code entry
         environment.observer.record(.verifyEnded(ending: outcome.ending, duration: outcome.duration), at: now)
         let result = VerifyOutcome(sequence: outcome.sequence, result: VerifyResult(outcome.ending))
@@ -248,8 +248,8 @@ public struct EventLoop<Environment: LoopEnvironment> {
     }
 
     private mutating func perform(_ actions: [DeviceAction], now: Instant) {
-        var immediateSends: [SendOutcome] = []
-        var immediateVerifies: [SendOutcome] = []
+        var immediateSends: [CommandOutcome] = []
+        var immediateVerifies: [CommandOutcome] = []
         for action in actions {
             switch action {
             case .show(let frame):
@@ -277,7 +277,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
     }
 
     /// Carries out one of the controller's actions; the outcome of a send that could not start.
-    private mutating func performController(_ action: ControllerAction, now: Instant) -> SendOutcome? {
+    private mutating func performController(_ action: ControllerAction, now: Instant) -> CommandOutcome? {
         switch action {
         case .show:
             return nil  // the coordinator merges frames; it never passes this on
@@ -400,11 +400,11 @@ public struct NoStrike: OutputLine {
 /// a real runner).
 public struct NoCommandRunner: CommandRunner {
     public init() {}
-    public mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
-        SendOutcome(sequence: request.sequence, ending: .couldNotStart(reason: "no send command is configured", errno: 0), duration: .zero)
+    public mutating func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
+        CommandOutcome(sequence: request.sequence, ending: .couldNotStart(reason: "no send command is configured", errno: 0), duration: .zero)
     }
     public var nextService: Instant? { nil }
-    public mutating func service(now: Instant) -> [SendOutcome] { [] }
+    public mutating func service(now: Instant) -> [CommandOutcome] { [] }
 }
 
 extension StateStorage {

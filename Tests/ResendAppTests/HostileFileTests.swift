@@ -186,7 +186,7 @@ private final class HungCommand: CommandRunner {
     var killedAt: Instant?
     var reported = false
 
-    func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
+    func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
         sequence = request.sequence
         terminateAt = now + .seconds(2)
         return nil
@@ -194,7 +194,7 @@ private final class HungCommand: CommandRunner {
 
     var nextService: Instant? { terminateAt ?? killAt }
 
-    func service(now: Instant) -> [SendOutcome] {
+    func service(now: Instant) -> [CommandOutcome] {
         if let due = terminateAt, now >= due {
             terminateAt = nil
             killAt = now + .seconds(2)
@@ -218,8 +218,8 @@ private struct PidfdSource: EventSource {
         if let killed = command.killedAt, !command.reported, deadline.map({ killed + .milliseconds(5) <= $0 }) ?? true {
             clock.set(to: killed + .milliseconds(5))
             command.reported = true
-            let outcome = SendOutcome(sequence: command.sequence, ending: .timedOut(after: .seconds(2), killed: true), duration: .milliseconds(4_005))
-            return [.sendFinished(outcome)]
+            let outcome = CommandOutcome(sequence: command.sequence, ending: .timedOut(after: .seconds(2), killed: true), duration: .milliseconds(4_005))
+            return [.commandFinished(.send, outcome)]
         }
         guard let deadline else { return [.stop] }  // nothing can come any more
         if deadline > clock.now() { clock.set(to: deadline) }

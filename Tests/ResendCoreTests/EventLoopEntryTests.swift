@@ -6,27 +6,27 @@ import Testing
 /// A verify command on virtual time: answers each check `delay` after it started with the next
 /// scripted ending (the last repeats); records the codes it was given (test only).
 struct ScriptedVerifier: CodeVerifier {
-    var endings: [SendOutcome.Ending]
+    var endings: [CommandOutcome.Ending]
     var delay: TimeSpan = .seconds(1)
     var codes: [String] = []
     var started: [Instant] = []
-    private var running: [(outcome: SendOutcome, due: Instant)] = []
+    private var running: [(outcome: CommandOutcome, due: Instant)] = []
 
-    init(_ endings: [SendOutcome.Ending], delay: TimeSpan = .seconds(1)) {
+    init(_ endings: [CommandOutcome.Ending], delay: TimeSpan = .seconds(1)) {
         self.endings = endings
         self.delay = delay
     }
 
-    mutating func start(_ request: VerifyRequest, now: Instant) -> SendOutcome? {
+    mutating func start(_ request: VerifyRequest, now: Instant) -> CommandOutcome? {
         let ending = endings[min(codes.count, endings.count - 1)]
         codes.append(digitsText(request.code))
         started.append(now)
-        if case .couldNotStart = ending { return SendOutcome(sequence: request.sequence, ending: ending, duration: .zero) }
-        running.append((SendOutcome(sequence: request.sequence, ending: ending, duration: delay), now + delay))
+        if case .couldNotStart = ending { return CommandOutcome(sequence: request.sequence, ending: ending, duration: .zero) }
+        running.append((CommandOutcome(sequence: request.sequence, ending: ending, duration: delay), now + delay))
         return nil
     }
     var nextService: Instant? { running.first?.due }
-    mutating func service(now: Instant) -> [SendOutcome] {
+    mutating func service(now: Instant) -> [CommandOutcome] {
         let due = running.prefix { $0.due <= now }.map { $0.outcome }
         running.removeFirst(due.count)
         return due

@@ -154,7 +154,7 @@ struct EventLoopTests {
         let t = Instant.origin + .seconds(1)
         var loop = makeLoop(inputs: [
             (t - .milliseconds(500), .key(KeyEvent(.digit7, .pressed, at: t - .milliseconds(500)))),
-            (t - .milliseconds(400), .verifyFinished(SendOutcome(sequence: 1, ending: .exited(code: 0), duration: .zero))),
+            (t - .milliseconds(400), .commandFinished(.verify, CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: .zero))),
             (t, .key(KeyEvent(.button, .pressed, at: t))),
             (t + .milliseconds(300), .key(KeyEvent(.button, .released, at: t + .milliseconds(300)))),
         ])

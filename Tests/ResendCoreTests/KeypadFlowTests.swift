@@ -302,7 +302,7 @@ struct KeypadFlowTests {
     }
 
     @Test func theVerifyCommandsEndingDecidesTheResult() {
-        let table: [(SendOutcome.Ending, VerifyResult)] = [
+        let table: [(CommandOutcome.Ending, VerifyResult)] = [
             (.exited(code: 0), .accepted),
             (.exited(code: 1), .rejected),
             (.exited(code: 2), .failed),

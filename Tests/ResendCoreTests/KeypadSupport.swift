@@ -86,10 +86,10 @@ struct KeypadRig {
         finishSend(.exited(code: 0), at: time + .seconds(1))
     }
 
-    mutating func finishSend(_ ending: SendOutcome.Ending, at time: Instant) {
+    mutating func finishSend(_ ending: CommandOutcome.Ending, at time: Instant) {
         run(until: time)
         let sequence = sendSequences.last!
-        apply(pad.sendFinished(SendOutcome(sequence: sequence, ending: ending, duration: .seconds(1)), now: time))
+        apply(pad.sendFinished(CommandOutcome(sequence: sequence, ending: ending, duration: .seconds(1)), now: time))
     }
 
     /// The verify command of the last submission answers at `time`.

@@ -50,16 +50,16 @@ private struct Runner: CommandRunner {
     var requests: [SendRequest] = []
     var serviced: [Instant] = []
 
-    mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
+    mutating func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
         requests.append(request)
         serviceAt = now + delay
         return nil
     }
     var nextService: Instant? { serviceAt }
-    mutating func service(now: Instant) -> [SendOutcome] {
+    mutating func service(now: Instant) -> [CommandOutcome] {
         serviced.append(now)
         serviceAt = nil
-        return [SendOutcome(sequence: requests.last!.sequence, ending: .timedOut(after: delay, killed: false), duration: delay)]
+        return [CommandOutcome(sequence: requests.last!.sequence, ending: .timedOut(after: delay, killed: false), duration: delay)]
     }
 }
 

@@ -81,11 +81,11 @@ struct FixedWall: WallClock {
 }
 
 struct ImmediateRunner: CommandRunner {
-    mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
-        SendOutcome(sequence: request.sequence, ending: .exited(code: 0), duration: .zero)
+    mutating func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
+        CommandOutcome(sequence: request.sequence, ending: .exited(code: 0), duration: .zero)
     }
     var nextService: Instant? { nil }
-    mutating func service(now: Instant) -> [SendOutcome] { [] }
+    mutating func service(now: Instant) -> [CommandOutcome] { [] }
 }
 
 struct RAMStorage: StateStorage {
@@ -162,13 +162,13 @@ public func embeddedKeypadSmoke() -> Bool {
 }
 
 struct ImmediateVerifier: CodeVerifier {
-    mutating func start(_ request: VerifyRequest, now: Instant) -> SendOutcome? {
+    mutating func start(_ request: VerifyRequest, now: Instant) -> CommandOutcome? {
         var code = request.code
         code.wipe()
-        return SendOutcome(sequence: request.sequence, ending: .exited(code: 1), duration: .zero)
+        return CommandOutcome(sequence: request.sequence, ending: .exited(code: 1), duration: .zero)
     }
     var nextService: Instant? { nil }
-    mutating func service(now: Instant) -> [SendOutcome] { [] }
+    mutating func service(now: Instant) -> [CommandOutcome] { [] }
 }
 
 struct KeySource: EventSource {
@@ -177,7 +177,7 @@ struct KeySource: EventSource {
         step += 1
         switch step {
         case 1: return [.key(KeyEvent(.a, .pressed, at: .origin))]
-        case 2: return [.key(KeyEvent(.digit1, .pressed, at: .origin)), .verifyFinished(SendOutcome(sequence: 1, ending: .exited(code: 0), duration: .zero))]
+        case 2: return [.key(KeyEvent(.digit1, .pressed, at: .origin)), .commandFinished(.verify, CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: .zero))]
         default: return [.stop]
         }
     }
