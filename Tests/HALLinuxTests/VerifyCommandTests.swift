@@ -4,7 +4,7 @@ import HALLinux
 import Testing
 
 /// Runs one check through a real `ProcessRunner` (purpose verify) registered with a real
-/// `LinuxEventSource`, as the keypad loop does; `input` is what `VerifyRunner` writes (the code
+/// `LinuxEventSource`, as the event loop does; `input` is what `CommandService` writes (the code
 /// and a new line). Returns the outcome and the input buffer after `start` (it must be zeros).
 private func verifyOnce(_ arguments: [String], input: String, timeout: TimeSpan = .seconds(10),
                         environment: [String: String] = [:]) throws -> (outcome: CommandOutcome, inputAfter: [UInt8]) {
