@@ -18,6 +18,8 @@ public struct KeyDebouncer {
     public let mode: DebounceMode
     /// The keys seen so far with their debouncers, in the order first seen.
     private var debouncers: [(key: Key, debouncer: Debouncer)] = []
+    /// Keys given their own debouncer (`use(_:for:)`) that have not been seen yet.
+    private var own: [(key: Key, debouncer: Debouncer)] = []
 
     public init(window: TimeSpan = .milliseconds(20), mode: DebounceMode = .stable) {
         precondition(window > .zero, "KeyDebouncer: the window must be longer than zero")
@@ -25,24 +27,24 @@ public struct KeyDebouncer {
         self.mode = mode
     }
 
-    /// `key` debounces through `debouncer` (its window, mode and start-up level) from now on.
-    /// Call before the key's first event.
+    /// `key` debounces through `debouncer` (its window, mode and start-up level). Call before the
+    /// key's first event. The key still counts as first seen at its first event (ties between
+    /// keys' changes come out in that order).
     public mutating func use(_ debouncer: Debouncer, for key: Key) {
-        if let index = debouncers.firstIndex(where: { $0.key == key }) {
-            debouncers[index].debouncer = debouncer
-        } else {
-            debouncers.append((key: key, debouncer: debouncer))
-        }
+        precondition(!debouncers.contains { $0.key == key }, "KeyDebouncer.use: the key was seen already")
+        own.removeAll { $0.key == key }
+        own.append((key: key, debouncer: debouncer))
     }
 
     /// When `key`'s pending change becomes due (`Debouncer.nextDeadline`); nil when none is.
     public func nextDeadline(of key: Key) -> Instant? {
-        debouncers.first { $0.key == key }?.debouncer.nextDeadline
+        debouncer(of: key)?.nextDeadline
     }
 
-    /// `key`'s raw level as of its last event or reconciling read (`Debouncer.rawPressed`).
+    /// `key`'s raw level as of its last event or reconciling read (`Debouncer.rawPressed`);
+    /// released for a key never seen.
     public func rawPressed(_ key: Key) -> Bool {
-        debouncers.first { $0.key == key }.map { $0.debouncer.rawPressed } ?? isPressed(key)
+        debouncer(of: key)?.rawPressed ?? false
     }
 
     /// Reads of any key that found it elsewhere than its events said (`Debouncer.reconciledLevels`).
@@ -59,7 +61,12 @@ public struct KeyDebouncer {
 
     /// True when `key`'s debounced level is pressed.
     public func isPressed(_ key: Key) -> Bool {
-        debouncers.first { $0.key == key }?.debouncer.isPressed ?? false
+        debouncer(of: key)?.isPressed ?? false
+    }
+
+    /// `key`'s debouncer: the one it was seen with, or the one it was given; nil for neither.
+    private func debouncer(of key: Key) -> Debouncer? {
+        (debouncers.first { $0.key == key } ?? own.first { $0.key == key })?.debouncer
     }
 
     /// Raw edges of all keys that did not make a change (bounces), for the log.
@@ -117,7 +124,8 @@ public struct KeyDebouncer {
 
     private mutating func indexOf(_ key: Key) -> Int {
         if let index = debouncers.firstIndex(where: { $0.key == key }) { return index }
-        debouncers.append((key: key, debouncer: Debouncer(window: window, mode: mode)))
+        debouncers.append((key: key, debouncer: own.first { $0.key == key }?.debouncer ?? Debouncer(window: window, mode: mode)))
+        own.removeAll { $0.key == key }
         return debouncers.count - 1
     }
 }

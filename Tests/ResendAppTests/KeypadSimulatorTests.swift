@@ -23,6 +23,15 @@ private func simulate(_ arguments: [String], files: [String: String] = keypadCon
 
 @Suite("Simulator with a keypad")
 struct KeypadSimulatorTests {
+    @Test("the button keeps its own debounce settings beside the keypad's: --debounce 20 with keypad.debounceMs 60 counts a press at +20 ms, a key at +60 ms")
+    func buttonKeepsItsDebounce() {
+        let result = simulate(["--debounce", "20", "--script", "press@0 key@2:5 end@4"], files: keypadConfig("debounceMs: 60"))
+        #expect(result.code == .ok)
+        #expect(result.err == [])
+        #expect(result.out.contains(screen("0.020", "Code: ________", "Resend (60)")))
+        #expect(result.out.contains(screen("2.060", "Code: *_______", "Resend (58)")))
+    }
+
     @Test("a send, a wrong code with the attempts left, then the right one: the screens on 16x2 and the output line pulsed")
     func wrongThenAccepted() {
         let result = simulate(

@@ -138,4 +138,13 @@ struct KeyDebouncerTests {
         #expect(keys.advance(to: t0 + .milliseconds(50)) == [KeyEvent(.button, .released, at: t0 + .milliseconds(50))])
         #expect(keys.suppressedEdges == 0, "the release of a button held at start-up is no bounce")
     }
+
+    @Test("a key given its own debouncer counts as first seen at its first event: changes due together keep that order")
+    func ownDebouncerKeepsFirstSeenOrder() {
+        var keys = KeyDebouncer(window: .milliseconds(20))
+        keys.use(Debouncer(window: .milliseconds(20)), for: .button)
+        _ = keys.feed(KeyEvent(.digit7, .pressed, at: t0))
+        _ = keys.feed(KeyEvent(.button, .pressed, at: t0))
+        #expect(keys.advance(to: t0 + .milliseconds(20)).map(\.key) == [.digit7, .button])
+    }
 }
