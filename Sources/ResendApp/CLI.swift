@@ -36,6 +36,7 @@ let topUsage = """
       run        run on a Raspberry Pi: GPIO button and LED, HD44780 LCD on a PCF8574 I2C backpack
       check      diagnose GPIO chips, lines and I2C buses, and say what to fix
       config     config check FILE: validate a configuration file (JSON5)
+      output     output off: drive the keypad's output line (door strike) inactive; the unit's stop hook
 
     Run 'resend-button <command> --help' for the options of a command.
     """
@@ -56,6 +57,8 @@ public enum CommandLineAction {
     case check(CheckOptions)
     /// `config ...`: `runConfigCommand` parses its own few arguments.
     case config([String])
+    /// `output ...`: `runOutputCommand` parses its own few arguments.
+    case output([String])
     /// No command: the top-level usage on standard error, exit 64.
     case usage
 }
@@ -92,14 +95,16 @@ public func parseCommandLine(_ arguments: [String], console: Console) throws(Exi
         return options.help ? .print(CheckOptions.help) : .check(options)
     case "config":
         return .config(rest)
+    case "output":
+        return .output(rest)
     case "--help", "-h", "help":
         return .print(topUsage)
     case "--version", "version":
         return .print("resend-button \(programVersion)")
     default:
         var message = "resend-button: unknown command \(shown(command))"
-        if let near = closestName(to: command, among: ["simulate", "run", "check", "config"]) { message += "; did you mean '\(near)'?" }
-        throw ExitError(.usage, message + " (commands: simulate, run, check, config)")
+        if let near = closestName(to: command, among: ["simulate", "run", "check", "config", "output"]) { message += "; did you mean '\(near)'?" }
+        throw ExitError(.usage, message + " (commands: simulate, run, check, config, output)")
     }
 }
 
@@ -129,6 +134,9 @@ public func runCommandLine(_ arguments: [String], console: Console, interactive:
             return runCheck(options, console: console)
         case .config(let rest):
             try runConfigCommand(rest, console: console)
+            return .ok
+        case .output(let rest):
+            try runOutputCommand(rest, console: console)
             return .ok
         }
     } catch {

@@ -79,6 +79,28 @@ struct BinaryTests {
         #expect(lines.last == "check: 2 problems; exit 69")
     }
 
+    @Test("the built binary's output off, without GPIO chips, names the output line, says no chip exists and exits 69; without an output it exits 0")
+    func outputOff() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("output-off-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let withOutput = directory.appendingPathComponent("door.json5")
+        try #"{keypad: {enabled: true, verify: {command: ["/bin/true"]}, output: {line: "GPIO26"}}}"#.write(to: withOutput, atomically: true, encoding: .utf8)
+        let result = try runBinary(["output", "off", "--config", withOutput.path])
+        #expect(result.status == 69)
+        #expect(result.out.isEmpty)
+        #expect(result.err.split(separator: "\n").count == 1, "\(result.err)")
+        #expect(result.err.hasPrefix("output off: keypad output GPIO26: "))
+        #expect(result.err.contains("no GPIO chip (/dev/gpiochip*)"))
+
+        let without = directory.appendingPathComponent("button.json5")
+        try "{}".write(to: without, atomically: true, encoding: .utf8)
+        let nothing = try runBinary(["output", "off", "--config", without.path])
+        #expect(nothing.status == 0)
+        #expect(nothing.out == "output off: nothing to drive: no keypad.output.line in \(without.path)\n")
+        #expect(nothing.err.isEmpty)
+    }
+
     @Test("the built binary rejects a bad flag before any I/O with one line and exit 64", arguments: [
         (["run", "--address", "0x78"], "run: --address: '0x78' is outside 0x08-0x77"),
         (["check", "--address", "0x07"], "check: --address: '0x07' is outside 0x08-0x77"),

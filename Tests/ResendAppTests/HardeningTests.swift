@@ -120,7 +120,7 @@ struct HardeningTests {
         (["simulate", "--headless", "--geometry", "16x2\n\u{1B}[2J"], "simulate: --geometry: '16x2\\n\\u001b[2J' is not a supported LCD size; use one of 16x2, 20x4, 40x2"),
         (["simulate", "--headless", "--script", "press@\u{1B}]0;pwned\u{07}"], "simulate: script item 'press@\\u001b]0;pwned\\u0007' is not KIND@TIME or KIND@TIME:KEYS (kinds: press, bounce, glitch, end; with keys: key, keys, down, up; time like 12, 12.5s or 500ms)"),
         (["run", "--duration", "5\r"], "run: --duration: expected whole seconds from 1 to 86400, got '5\\r'"),
-        (["simulate\n"], "resend-button: unknown command 'simulate\\n'; did you mean 'simulate'? (commands: simulate, run, check, config)"),
+        (["simulate\n"], "resend-button: unknown command 'simulate\\n'; did you mean 'simulate'? (commands: simulate, run, check, config, output)"),
         (["run", "--x\u{1B}"], "run: unknown option '--x\\u001b'"),
     ])
     func controlCharactersEscaped(arguments: [String], message: String) {

@@ -130,7 +130,7 @@ struct SimulatorCommandLineTests {
         (["simulate", "--headless", "--script", "poke@1"], "simulate: script item 'poke@1': unknown kind 'poke' (kinds: press, bounce, glitch, end, key, keys, down, up)"),
         (["simulate", "--bounce-key", "q"], "simulate: --bounce-key: expected one letter or digit other than q, got 'q'"),
         (["simulate", "extra"], "simulate: unexpected argument 'extra' (options start with --)"),
-        (["simulat"], "resend-button: unknown command 'simulat'; did you mean 'simulate'? (commands: simulate, run, check, config)"),
+        (["simulat"], "resend-button: unknown command 'simulat'; did you mean 'simulate'? (commands: simulate, run, check, config, output)"),
     ])
     func badOptions(arguments: [String], message: String) {
         let result = runCLI(arguments)

@@ -12,7 +12,7 @@
 #
 # Added to the root file system for each run (the debootstrap tree is cached):
 # - /lib/modules/<abi>: configfs, i2c-dev (from Debian's kernel package), gpio-sim, irq_sim,
-#   i2c-plain (vm/module), with `depmod`, so that modprobe and systemd's modprobe@ units work;
+#   i2c-plain, gpio-keymatrix (vm/module), with `depmod`, so that modprobe and systemd's modprobe@ units work;
 # - /vm: vm/hardware.sh, vm/systemd/scenarios.sh, hd44780-decode, the .deb of scripts/package;
 # - vmtest.service (vm/systemd/vmtest.service) enabled; gettys and apt's timers masked.
 #
@@ -66,7 +66,7 @@ systemd_pack() {
     local modules=$staging/lib/modules/$abi
     as_root install -D -m 0644 "$kernel_dir/modules/configfs.ko" "$modules/kernel/fs/configfs/configfs.ko"
     as_root install -D -m 0644 "$kernel_dir/modules/i2c-dev.ko" "$modules/kernel/drivers/i2c/i2c-dev.ko"
-    as_root install -D -m 0644 -t "$modules/extra" "$module_dir"/{gpio-sim,irq_sim,i2c-plain}.ko
+    as_root install -D -m 0644 -t "$modules/extra" "$module_dir"/{gpio-sim,irq_sim,i2c-plain,gpio-keymatrix}.ko
     # (no lists of the kernel's own modules: nothing here loads a built-in one by name)
     as_root touch "$modules"/modules.{order,builtin,builtin.modinfo}
     as_root depmod -b "$staging" "$abi"

@@ -1,4 +1,5 @@
 /// `resend-button config check FILE`: validates FILE and prints `FILE: OK; <summary>` (exit 0),
+/// then `FILE: warning: ...` when the keypad's output is active at the pin's reset pull (exit 0 too),
 /// or every problem, one line each, and exits 78 (EX_CONFIG). A missing FILE is 78 too; a
 /// missing or extra argument is a usage error (64).
 public func runConfigCommand(_ arguments: [String], console: Console) throws(ExitError) {
@@ -42,6 +43,10 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
             throw ExitError(.config, "\(path): lcd.address: \"auto\" is for 'resend-button check' only: " + autoAddressRefusal)
         }
         console.out("\(path): OK; \(config.summary)")
+        // Valid, but the door would be open while the Pi boots: a warning, still exit 0.
+        if let warning = outputResetPullWarning(config.keypad) {
+            console.out("\(path): warning: \(warning)")
+        }
     default:
         var message = "config: unknown subcommand \(shown(subcommand))"
         if let near = closestName(to: subcommand, among: ["check"]) { message += "; did you mean '\(near)'?" }
@@ -53,7 +58,8 @@ let configHelp = """
     usage: resend-button config check FILE
 
     Checks a configuration file (JSON5): syntax, unknown keys, types and ranges, and that every text
-    fits the display and its character ROM. Prints 'FILE: OK; <summary>' and exits 0, or prints every
+    fits the display and its character ROM. Prints 'FILE: OK; <summary>' and exits 0 (with a warning
+    line when the keypad's output line is active at its Raspberry Pi pin's reset pull), or prints every
     problem as 'FILE: key.path: message' (syntax errors as 'FILE:LINE:COL: syntax error: ...') and
     exits 78. board/config.example.json5 documents every key.
     """
