@@ -63,10 +63,10 @@ struct FailingSource: EventSource {
     }
 }
 
-typealias KeypadEnvironment<Source: EventSource> = TestEnvironment<
+typealias EntryEnvironment<Source: EventSource> = TestEnvironment<
     Source, FrameLog, RecordingLED, RecordingLED, ManualClock, EventRecorder, ScriptedCommandRunner, ScriptedVerifier,
     MemoryStateStorage, ManualWallClock>
-typealias TestKeypadLoop<Source: EventSource> = EventLoop<KeypadEnvironment<Source>>
+typealias TestEntryLoop<Source: EventSource> = EventLoop<EntryEnvironment<Source>>
 
 /// The device with a keypad, on virtual time: a button send (the command succeeds after 500 ms),
 /// keys from the script, the verify command scripted.
@@ -105,15 +105,15 @@ struct KeypadDevice {
 
     mutating func stop(at time: Instant) { source.schedule(.stop, at: time) }
 
-    func loop(verifier: ScriptedVerifier) -> TestKeypadLoop<VirtualEventSource> {
+    func loop(verifier: ScriptedVerifier) -> TestEntryLoop<VirtualEventSource> {
         loop(source: source, verifier: verifier)
     }
 
-    func loop<S: EventSource>(source: S, verifier: ScriptedVerifier) -> TestKeypadLoop<S> {
+    func loop<S: EventSource>(source: S, verifier: ScriptedVerifier) -> TestEntryLoop<S> {
         let pad = DeviceCoordinator(
             controller: ResendController(config: ControllerConfig(duration: .seconds(60), layout: layout, hasSendCommand: true)),
             entry: CodeEntry(config: entry))
-        let environment = KeypadEnvironment(
+        let environment = EntryEnvironment(
             source: source, display: FrameLog(), led: led, strike: output, clock: clock, observer: EventRecorder(),
             sender: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verifier: verifier, store: storage, wallClock: wall)
         return EventLoop(environment: environment, coordinator: pad)

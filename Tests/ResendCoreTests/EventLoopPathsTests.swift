@@ -14,14 +14,14 @@ struct EventLoopPathsTests {
     private static func loop(
         _ source: VirtualEventSource, clock: ManualClock, entry: Bool, button: Debouncer = Debouncer(window: .milliseconds(20)),
         keypadWindow: TimeSpan = .milliseconds(20)
-    ) -> TestKeypadLoop<VirtualEventSource> {
+    ) -> TestEntryLoop<VirtualEventSource> {
         var keys = KeyDebouncer(window: keypadWindow)
         keys.use(button, for: .button)
         let controller = ResendController(config: ControllerConfig(duration: .seconds(60), hasSendCommand: true))
         let coordinator = entry
             ? DeviceCoordinator(controller: controller, entry: CodeEntry(config: EntryConfig()), keys: keys)
             : DeviceCoordinator(controller: controller, keys: keys)
-        let environment = KeypadEnvironment(
+        let environment = EntryEnvironment(
             source: source, display: FrameLog(), led: RecordingLED(clock: clock), strike: RecordingLED(clock: clock), clock: clock,
             observer: EventRecorder(), sender: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]),
             verifier: ScriptedVerifier([.exited(code: 0)]), store: MemoryStateStorage(),
@@ -29,7 +29,7 @@ struct EventLoopPathsTests {
         return EventLoop(environment: environment, coordinator: coordinator)
     }
 
-    private static func presses(_ loop: TestKeypadLoop<VirtualEventSource>) -> Int {
+    private static func presses(_ loop: TestEntryLoop<VirtualEventSource>) -> Int {
         loop.observer.events.filter { if case .controller(.pressAccepted) = $0.event { true } else { false } }.count
     }
 
