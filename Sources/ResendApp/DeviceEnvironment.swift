@@ -16,7 +16,7 @@ public struct DeviceEnvironment<
     public let clock: Clock
     public var observer: Observer
     public var sender: CommandService
-    public var verifier: CommandService = .none
+    public var verifier: CommandService
     public var store: StateFile?
     public let wallClock: Wall
 
