@@ -122,8 +122,19 @@ public protocol CommandRunner {
 /// old or the new bytes, never a mix, and the new ones survive. `moveAside` renames unreadable
 /// content out of the way (keeping it for a human) and returns where it went. All three block for
 /// the I/O (a write includes its fsyncs).
+///
+/// `isUnreadableContent` tells, for an error thrown by `read`, whether something is stored that
+/// cannot be the state (more than the storage reads, say): it is moved aside like unreadable
+/// bytes rather than left to be silently replaced by the next write. Other read errors (no
+/// permission, not a regular file) leave the storage alone.
 public protocol StateStorage {
     func read() throws(HALError) -> [UInt8]?
     mutating func write(_ bytes: [UInt8]) throws(HALError)
     mutating func moveAside() throws(HALError) -> String
+    func isUnreadableContent(_ error: HALError) -> Bool
+}
+
+extension StateStorage {
+    /// By default no read error means unreadable content.
+    public func isUnreadableContent(_ error: HALError) -> Bool { false }
 }

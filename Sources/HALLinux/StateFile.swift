@@ -50,8 +50,9 @@ public struct StateFile: StateStorage, Sendable {
     }
 
     /// The stored bytes; nil when the file does not exist (a fresh start). Anything but a regular
-    /// file, or more than `maximumSize` bytes, throws (`.invalidArgument`, the reason in the
-    /// operation) and is left alone.
+    /// file throws (`.invalidArgument`, the reason in the operation) and is left alone; a regular
+    /// file of more than `maximumSize` bytes throws `.invalidArgument` with EFBIG, which
+    /// `isUnreadableContent` recognises (the loop then moves it aside).
     public func read() throws(HALError) -> [UInt8]? {
         do throws(FileReadError) {
             return try FileReader.read(path, limit: StateFile.maximumSize)
@@ -60,6 +61,12 @@ public struct StateFile: StateStorage, Sendable {
         } catch {
             throw error.halError
         }
+    }
+
+    /// True for the error `read` throws when the file holds more than `maximumSize` bytes: a
+    /// regular file at our path that cannot be our state, moved aside like any unreadable state.
+    public func isUnreadableContent(_ error: HALError) -> Bool {
+        error.kind == .invalidArgument && error.errno == EFBIG
     }
 
     /// Replaces the file's content with `bytes`, atomically and durably (see the type).

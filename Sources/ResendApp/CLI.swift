@@ -201,6 +201,7 @@ public struct SimulateOptions: Sendable {
         if parsed.value("cooldowns") == nil && parsed.value("max-sends") == nil {
             options.services.policy = config.resendPolicy  // policy flags replace the file's policy as a whole
         }
+        options.services.logSendOutput = config.send.logOutput
         _ = try options.services.controllerConfig(options.settings, command: "simulate")
         try options.services.checkKeypad(options.settings, command: "simulate")
         options.script = parsed.value("script")

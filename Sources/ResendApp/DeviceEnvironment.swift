@@ -59,10 +59,9 @@ func runLoop<Source, Display, LED, Strike, Clock, Observer, Wall>(
 /// The device's coordinator: the resend controller with `config`, the button debounced by
 /// `button` (its own window, mode and start-up level, keypad or not), and with `keypad` its keys
 /// (debounced with `keypad.debounceMs`), the send key binding and the code entry (`entryConfig`
-/// with `texts`). The one place that turns the configuration into the core's coordinator.
-public func deviceCoordinator(
-    controller config: ControllerConfig, button: Debouncer, keypad: DeviceConfig.Keypad?, texts: EntryTexts = EntryTexts()
-) -> DeviceCoordinator {
+/// with `keypad.texts`, fitted to the display's width). The one place that turns the
+/// configuration into the core's coordinator.
+public func deviceCoordinator(controller config: ControllerConfig, button: Debouncer, keypad: DeviceConfig.Keypad?) -> DeviceCoordinator {
     guard let keypad else {
         var keys = KeyDebouncer(window: button.window, mode: button.mode)
         keys.use(button, for: .button)
@@ -71,6 +70,7 @@ public func deviceCoordinator(
     var keys = KeyDebouncer(window: .milliseconds(Int64(keypad.debounceMs)))
     keys.use(button, for: .button)
     return DeviceCoordinator(
-        controller: ResendController(config: config), entry: CodeEntry(config: keypad.entryConfig(texts: texts)), keys: keys,
+        controller: ResendController(config: config),
+        entry: CodeEntry(config: keypad.entryConfig(texts: keypad.texts, columns: config.layout.columns)), keys: keys,
         bindings: keypad.keyBindings)
 }

@@ -134,11 +134,12 @@ func isControl(_ scalar: Unicode.Scalar) -> Bool {
 
 /// The log record of a loop event at `now`; nil for events not worth a line (raw edges, debounced
 /// levels, LED changes). The one formatter of events: `run`'s log, `simulate --events` and the
-/// interactive simulator's status line all use it.
-public func logRecord(for event: LoopEvent, at now: Instant) -> LogRecord? {
+/// interactive simulator's status line all use it. The send command's output is only counted
+/// (`output_bytes=N`) unless `sendOutput` (`send.logOutput`): an SMS API's reply may echo the code.
+public func logRecord(for event: LoopEvent, at now: Instant, sendOutput: Bool = false) -> LogRecord? {
     switch event {
     case .controller(let event):
-        return controllerRecord(event)
+        return controllerRecord(event, sendOutput: sendOutput)
     case .display(let event):
         switch event {
         case .offline(let error):
@@ -223,6 +224,12 @@ private func entryRecord(_ event: EntryEvent) -> LogRecord? {
         return LogRecord("code expired")
     case .finished:
         return LogRecord("entry finished")
+    case .closed(_, let droppedCheck):
+        // One line when code entry closes; the failed writes themselves are `state write failed`.
+        return LogRecord("entry closed", [.string("reason", "the state cannot be written")]
+            + (droppedCheck.map { [.int("check_not_started", $0)] } ?? []))
+    case .reopened:
+        return LogRecord("entry reopened")
     case .outputPulsed, .outputReleased, .stopped:
         return nil  // `output active`/`output inactive` and the controller's `stopped` say it
     }
@@ -247,7 +254,7 @@ func verifyRecord(_ ending: CommandOutcome.Ending, duration: TimeSpan) -> LogRec
     return LogRecord("verify finished", fields)
 }
 
-private func controllerRecord(_ event: ControllerEvent) -> LogRecord {
+private func controllerRecord(_ event: ControllerEvent, sendOutput: Bool) -> LogRecord {
     switch event {
     case .pressAccepted:
         return LogRecord("press accepted")
@@ -266,7 +273,7 @@ private func controllerRecord(_ event: ControllerEvent) -> LogRecord {
     case .sendStarted(let attempt, _, let cooldownSeconds):
         return LogRecord("send started", [.int("attempt", attempt), .int("cooldown_seconds", cooldownSeconds)])
     case .sendFinished(let outcome, _, let superseded):
-        return sendRecord(outcome, superseded: superseded)
+        return sendRecord(outcome, superseded: superseded, showOutput: sendOutput)
     case .lockoutStarted:
         return LogRecord("lockout started")
     case .lockoutFinished:
@@ -278,8 +285,9 @@ private func controllerRecord(_ event: ControllerEvent) -> LogRecord {
 
 /// `send finished result=ok exit=0 ms=120`, `send finished result=failed exit=3 ...`,
 /// `send finished result=timeout after_ms=10000 killed=1`, `send finished result=not_started reason="..."`;
-/// with `output="..."` (escaped) and `dropped_output_bytes=N` when the command wrote anything.
-func sendRecord(_ outcome: CommandOutcome, superseded: Bool) -> LogRecord {
+/// when the command wrote anything, `output_bytes=N` (what it wrote, counted), or with `showOutput`
+/// (`send.logOutput`) `output="..."` (escaped, the kept bytes) and `dropped_output_bytes=N`.
+func sendRecord(_ outcome: CommandOutcome, superseded: Bool, showOutput: Bool) -> LogRecord {
     var fields: [LogField]
     switch outcome.ending {
     case .exited(let code):
@@ -292,11 +300,16 @@ func sendRecord(_ outcome: CommandOutcome, superseded: Bool) -> LogRecord {
         fields = [.string("result", "not_started"), .string("reason", reason)]
     }
     fields.append(LogField("ms", .int(outcome.duration.milliseconds)))
-    if !outcome.output.isEmpty {
-        fields.append(.string("output", String(decoding: outcome.output, as: UTF8.self)))
-    }
-    if outcome.droppedOutputBytes > 0 {
-        fields.append(.int("dropped_output_bytes", outcome.droppedOutputBytes))
+    if !showOutput {
+        let written = outcome.output.count + outcome.droppedOutputBytes
+        if written > 0 { fields.append(.int("output_bytes", written)) }
+    } else {
+        if !outcome.output.isEmpty {
+            fields.append(.string("output", String(decoding: outcome.output, as: UTF8.self)))
+        }
+        if outcome.droppedOutputBytes > 0 {
+            fields.append(.int("dropped_output_bytes", outcome.droppedOutputBytes))
+        }
     }
     if superseded {
         fields.append(.int("superseded", 1))
@@ -345,12 +358,15 @@ public final class EventLogger: LoopObserver {
     private var reportedDrops: UInt64 = 0
     private var displayOffline = false
     private var lastStateWriteFailure: HALError?
+    /// `send.logOutput`: the send command's output goes into its line; else only its length.
+    public let logSendOutput: Bool
 
     /// - Parameter droppedEdgeEvents: the running count of edges the kernel dropped (`GPIOButton`).
-    public init(format: LogFormat, origin: Instant = .origin,
-                droppedEdgeEvents: @escaping () -> UInt64 = { 0 }, output: @escaping (String) -> Void) {
+    public init(format: LogFormat, origin: Instant = .origin, droppedEdgeEvents: @escaping () -> UInt64 = { 0 },
+                logSendOutput: Bool = false, output: @escaping (String) -> Void) {
         self.format = format
         self.origin = origin
+        self.logSendOutput = logSendOutput
         self.droppedEdgeEvents = droppedEdgeEvents
         self.output = output
     }
@@ -375,7 +391,7 @@ public final class EventLogger: LoopObserver {
         default:
             break
         }
-        if let record = logRecord(for: event, at: now) { log(record, at: now) }
+        if let record = logRecord(for: event, at: now, sendOutput: logSendOutput) { log(record, at: now) }
     }
 
     public func stepFinished(at now: Instant) {

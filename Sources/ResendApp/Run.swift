@@ -77,7 +77,8 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         window: .milliseconds(Int64(settings.debounceMilliseconds)), mode: settings.debounceMode, pressed: initiallyPressed)
     let button = hardware.button
     let logger = EventLogger(
-        format: options.logFormat, droppedEdgeEvents: { button.droppedEvents }, output: console.err)
+        format: options.logFormat, droppedEdgeEvents: { button.droppedEvents }, logSendOutput: options.send.logOutput,
+        output: console.err)
     var started = startedRecord(options, button: hardware.button.line, led: hardware.led?.line, busPath: hardware.bus.path,
                                 writes: hardware.bus.supportsMultiByteWrite, address: hardware.address)
     started.fields.append(.string("i2c_clock", clockText(hardware.clockHz)))
@@ -93,7 +94,8 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         do throws(HALError) {
             let process = try ProcessRunner(.init(
                 arguments: command, timeout: .seconds(Int64(options.send.timeoutSeconds)),
-                outputLimit: options.send.maxOutputBytes, environment: options.send.environment))
+                // Not logged (the default): nothing is kept, every byte only counted.
+                outputLimit: options.send.logOutput ? options.send.maxOutputBytes : 0, environment: options.send.environment))
             _ = source.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
             runner = .process(process)
         } catch {

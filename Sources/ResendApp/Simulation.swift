@@ -58,13 +58,13 @@ public final class HeadlessPrinter: LoopObserver {
     private var lastOutput: Bool?
 
     public init(emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, outputLine: RecordingLED? = nil,
-                output: @escaping (String) -> Void) {
+                logSendOutput: Bool = false, output: @escaping (String) -> Void) {
         self.emulator = emulator
         self.led = led
         self.outputLine = outputLine
         self.start = start
         self.output = output
-        logger = events ? EventLogger(format: .plain, origin: start, output: output) : nil
+        logger = events ? EventLogger(format: .plain, origin: start, logSendOutput: logSendOutput, output: output) : nil
     }
 
     public func record(_ event: LoopEvent, at now: Instant) {
@@ -112,7 +112,7 @@ public func runHeadless(
     let start = clock.now()
     let printer = HeadlessPrinter(
         emulator: device.emulator, led: device.led, start: start, events: events, outputLine: services.keypad == nil ? nil : line,
-        output: output)
+        logSendOutput: services.logSendOutput, output: output)
     let wall = ManualWallClock(services.virtualWallStart ?? SystemWallClock().now(), following: clock)
     let environment = DeviceEnvironment(
         source: VirtualEventSource(clock: clock, inputs: scriptInputs(script, start: start)), display: device.display,

@@ -81,7 +81,7 @@ extension SimulationServices {
     /// configuration file's `lcd.geometry`).
     func coordinator(_ settings: BehaviourSettings, command: String) throws(ExitError) -> DeviceCoordinator {
         let config = try controllerConfig(settings, command: command)
-        if let keypad, let problem = keypad.entryConfig(texts: EntryTexts()).problems(columns: settings.geometry.columns).first {
+        if let keypad, let problem = keypad.entryConfig(texts: keypad.texts, columns: settings.geometry.columns).problems(columns: settings.geometry.columns).first {
             throw ExitError(.usage, "\(command): the keypad's entry rules do not fit the \(settings.geometry.name) LCD: \(problem) (keypad.entry in the configuration file, or --geometry)")
         }
         return deviceCoordinator(controller: config, button: settings.makeDebouncer(), keypad: keypad)

@@ -16,6 +16,9 @@ public struct SimulationServices: Sendable {
     public var sendTimeout = TimeSpan.seconds(Int64(SimulationServices.defaultSendTimeoutSeconds))
     /// `--mock-send OUTCOMES`: a scripted send command (each send takes the next, the last repeats).
     public var mockSend: [ScriptedCommandRunner.Step]?
+    /// The configuration file's `send.logOutput`: `--events` shows the send command's output
+    /// rather than only its length.
+    public var logSendOutput = false
     /// `--cooldowns`, `--max-sends`, `--window`.
     public var policy = ResendPolicy.off
     /// `--realtime`: a headless run waits for the script's times for real.
@@ -234,7 +237,7 @@ func runHeadlessRealtime(
     let start = clock.now()
     let printer = HeadlessPrinter(
         emulator: device.emulator, led: device.led, start: start, events: events, outputLine: services.keypad == nil ? nil : line,
-        output: output)
+        logSendOutput: services.logSendOutput, output: output)
     let source = RealtimeScriptSource(
         inner: inner, pending: scriptInputs(script, start: start), clock: clock, busy: { processes.contains { $0.runningCount > 0 } })
     let environment = DeviceEnvironment(

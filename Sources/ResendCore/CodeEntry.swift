@@ -79,7 +79,8 @@ public struct VerifyRequest: Hashable, Sendable {
 /// process (`CodeEntry.snapshot`). Never holds the code. `PersistedEntryState` is the same on the
 /// wall clock, with the clamp applied at start-up.
 public struct EntrySnapshot: Hashable, Sendable {
-    /// Wrong codes in the current round.
+    /// Wrong codes in the current round, counting a code being checked (a try is recorded before
+    /// its check, and given back when the check fails without an answer).
     public var failures: Int
     /// Lockouts started since the last accepted code: the next lockout is `lockouts[rounds]`.
     public var rounds: Int
@@ -153,6 +154,11 @@ public enum EntryEvent: Hashable, Sendable {
     case lockoutResumed(until: Instant, secondsLeft: Int)
     case lockoutFinished(at: Instant)
     case expired(at: Instant)
+    /// The state could not be written: code entry is closed until a write succeeds. `droppedCheck`
+    /// is a submission whose try could not be recorded, so its verify command never ran.
+    case closed(at: Instant, droppedCheck: Int?)
+    /// A write succeeded again: code entry is open again.
+    case reopened(at: Instant)
     /// The output line went active until `until`.
     case outputPulsed(until: Instant)
     case outputReleased(at: Instant)
@@ -165,12 +171,14 @@ public enum EntryEvent: Hashable, Sendable {
 
 /// What the loop must do, in the order given.
 public enum EntryAction: Hashable, Sendable {
-    /// Start the verify command with this request (the code on its standard input).
+    /// Start the verify command with this request (the code on its standard input). Only ever
+    /// emitted by `stateWritten(true, ...)`: the try it counts is on disk first.
     case runVerify(VerifyRequest)
     /// Set the output line (door strike, relay) active or inactive. Emitted inactive at `start`
     /// and `stop` when an output is configured, and at the end of every pulse.
     case setOutput(Bool)
-    /// Write this state durably (wall clock conversion in the loop).
+    /// Write this state durably (wall clock conversion in the loop), then report whether that
+    /// worked with `stateWritten(_:now:)`.
     case persist(EntrySnapshot)
     case log(EntryEvent)
 }
@@ -204,7 +212,11 @@ public struct EntryView: Hashable, Sendable {
 /// - `codeSent` opens the field (a send succeeded). Digits append, `*` deletes the last (held for
 ///   `holdToClear`, clears the field), `#` submits at `minLength` or more; `submitAtMaxLength`
 ///   submits on the last digit. No key for `entryTimeout` clears the field.
-/// - A submission becomes `runVerify`; the field is overwritten at once. The answer
+/// - A submission counts as a wrong code at once and is written (`persist`); only when the loop
+///   reports the write done (`stateWritten(true, ...)`) does it become `runVerify`, so cutting the
+///   power during a check never yields a free try (the rule of every trusted PIN counter). The
+///   field is overwritten at once. An accepted code resets the count, a failed or timed-out check
+///   gives the try back (written too); a stop during a check keeps it. The answer
 ///   (`verifyFinished`): accepted shows the success screen for `successDuration` and pulses the
 ///   output for `pulse` (each bounded by its own deadline), then the flow is idle; rejected shows
 ///   `wrongCode` with the attempts left; after `maxAttempts` wrong codes a lockout of the round's
@@ -213,6 +225,10 @@ public struct EntryView: Hashable, Sendable {
 /// - The code is valid for `validity` after its send: then entry ends with "Code expired, press
 ///   Resend" (a check already running is answered first).
 /// - Keys are taken only as debounced presses and releases (`KeyDebouncer`).
+/// - Fails closed: when a write of the state fails (`stateWritten(false, ...)`), code entry closes
+///   (`closedTitle`/`closedLabel`, keys ignored, a submission waiting for its write is dropped
+///   unchecked) and the state is written again after 1 s, doubling to 60 s, until a write
+///   succeeds; then the field opens again, empty. Lockouts and windows keep running meanwhile.
 public struct CodeEntry {
     public let config: EntryConfig
     public private(set) var state: EntryState = .idle
@@ -238,10 +254,27 @@ public struct CodeEntry {
     private var changed = false
     /// The output pulse ended: `setOutput(false)` goes first in the next actions.
     private var releaseOutput = false
+    /// A submission whose try is being written: it goes to the verify command once the write is
+    /// reported done, and is wiped if it failed.
+    private var awaitingRecord: VerifyRequest?
+    /// The last write of the state failed: code entry is closed.
+    private var storageFault = false
+    /// When to write the state again while closed, and the wait after that one.
+    private var retryAt: Instant?
+    private var retryDelay = CodeEntry.firstStateRetry
+
+    /// The first retry of a failed state write; each further one waits twice as long, at most
+    /// `longestStateRetry`.
+    public static let firstStateRetry = TimeSpan.seconds(1)
+    public static let longestStateRetry = TimeSpan.seconds(60)
+
+    /// A notice about a key shows over the field (2-row display) until then.
+    private var noticeUntil: Instant?
 
     private enum Notice: Hashable {
         case wrong(attemptsLeft: Int?)
         case tooShort
+        case tooLong
         case failed
         case timedOut
     }
@@ -254,6 +287,9 @@ public struct CodeEntry {
 
     /// The digits in the field now (for tests and the display; never log it).
     public var fieldLength: Int { length }
+
+    /// True while code entry is closed because the state could not be written.
+    public var isClosed: Bool { storageFault }
 
     /// The state a restart needs (never the code).
     public var snapshot: EntrySnapshot {
@@ -273,6 +309,7 @@ public struct CodeEntry {
             next = earliest(next, validUntil)
             next = earliest(next, holdClearAt)
             next = earliest(next, revealUntil)
+            next = earliest(next, noticeUntil)
             if length > 0, let lastKey, let timeout = config.entryTimeout { next = earliest(next, lastKey + timeout) }
         case .accepted(let until):
             next = earliest(next, until)
@@ -281,6 +318,7 @@ public struct CodeEntry {
         case .idle, .verifying, .expired, .stopped:
             break
         }
+        if storageFault && state != .stopped { next = earliest(next, retryAt) }
         return next
     }
 
@@ -302,6 +340,10 @@ public struct CodeEntry {
                 shownSeconds = min(wholeSecondsLeft(end - now), lockoutSeconds)
                 state = .lockedOut(until: end)
                 events.append(.lockoutResumed(until: end, secondsLeft: shownSeconds))
+            } else if let max = config.maxAttempts, failures >= max {
+                // The last try of a round was recorded before its check, whose answer died with
+                // the old process: it counts, and its lockout starts now.
+                startLockout(now: now, events: &events)
             } else if open {
                 state = .entering
                 settle(now: now, events: &events)
@@ -352,12 +394,11 @@ public struct CodeEntry {
         if state == .stopped { return [] }
         var events: [EntryEvent] = []
         settle(now: now, events: &events)
-        var request: VerifyRequest?
         if event.edge == .released {
             if event.key == .star { holdClearAt = nil }
             return output(events)
         }
-        guard state == .entering else {
+        guard state == .entering && !storageFault else {
             events.append(.keyIgnored(at: now))
             return output(events)
         }
@@ -366,17 +407,23 @@ public struct CodeEntry {
                 buffer[length] = UInt8(ascii: "0") + digit
                 length += 1
                 notice = nil
+                noticeUntil = nil
                 lastKey = now
                 if case .shownBriefly(let span) = config.echo { revealUntil = now + span }
                 events.append(.digitEntered(length: length))
                 if length == config.maxLength && config.submitAtMaxLength {
-                    request = submit(events: &events)
+                    submit(events: &events)
                 }
             } else {
+                // Not taken, and said so: a code longer than the field is never cut short unseen.
+                notice = .tooLong
+                noticeUntil = now + EntryConfig.noticeDuration
+                lastKey = now
                 events.append(.fieldFull(length: length))
             }
         } else if event.key == .star {
             notice = nil
+            noticeUntil = nil
             lastKey = now
             revealUntil = nil
             holdClearAt = now + config.holdToClear
@@ -387,13 +434,61 @@ public struct CodeEntry {
             }
         } else if event.key == .pound {
             if length >= config.minLength {
-                request = submit(events: &events)
+                submit(events: &events)
             } else {
                 notice = .tooShort
                 events.append(.tooShort(length: length))
             }
         } else {
             events.append(.keyIgnored(at: now))
+        }
+        return output(events)
+    }
+
+    /// The loop wrote the state (`written`), or failed to, after the `persist` actions it was
+    /// given at `now` (one report for all of them: true only when every write succeeded). A
+    /// submission whose try was written goes to the verify command (`runVerify`). A failure closes
+    /// code entry (see the type) and drops such a submission unchecked, its try not taken (the
+    /// file still holds the count before it); a success while closed opens it again.
+    public mutating func stateWritten(_ written: Bool, now: Instant) -> [EntryAction] {
+        precondition(started, "CodeEntry: stateWritten before start")
+        if state == .stopped { return [] }
+        var events: [EntryEvent] = []
+        settle(now: now, events: &events)
+        var request: VerifyRequest?
+        if written {
+            if storageFault {
+                storageFault = false
+                retryAt = nil
+                retryDelay = CodeEntry.firstStateRetry
+                events.append(.reopened(at: now))
+            }
+            request = awaitingRecord
+            awaitingRecord = nil
+        } else {
+            var dropped: Int?
+            if var pending = awaitingRecord {
+                awaitingRecord = nil
+                pending.code.wipe()
+                dropped = pending.sequence
+                failures = max(0, failures - 1)
+                state = .entering
+                lastKey = nil
+            }
+            if !storageFault || dropped != nil {
+                storageFault = true
+                wipe()
+                notice = nil
+                holdClearAt = nil
+                events.append(.closed(at: now, droppedCheck: dropped))
+            }
+            // The next retry, unless one is already due (a write of another change failed
+            // meanwhile: it does not push the retry back).
+            if retryAt == nil {
+                retryAt = now + retryDelay
+                retryDelay = min(retryDelay + retryDelay, CodeEntry.longestStateRetry)
+            }
+            settle(now: now, events: &events)
         }
         var actions = output(events)
         if let request { actions.append(.runVerify(request)) }
@@ -425,18 +520,10 @@ public struct CodeEntry {
                 pulse = [.setOutput(true)]
             }
         case .rejected:
-            failures += 1
-            changed = true
+            // The try was counted (and written) at the submission.
             if let max = config.maxAttempts, failures >= max {
-                let lockout = config.lockout(forRound: rounds)
-                let until = now + lockout
-                rounds += 1
-                failures = 0
-                lockoutSeconds = Int(lockout.nanoseconds / oneSecond.nanoseconds)
-                shownSeconds = lockoutSeconds
                 events.append(.rejected(attemptsLeft: 0))
-                events.append(.lockoutStarted(until: until, seconds: lockoutSeconds, round: rounds))
-                state = .lockedOut(until: until)
+                startLockout(now: now, events: &events)
             } else {
                 let left = config.maxAttempts.map { $0 - failures }
                 events.append(.rejected(attemptsLeft: left))
@@ -444,6 +531,9 @@ public struct CodeEntry {
                 reopen(now: now, events: &events)
             }
         case .failed, .timedOut:
+            // No answer about the code: the try counted at the submission is given back.
+            failures = max(0, failures - 1)
+            changed = true
             notice = outcome.result == .failed ? .failed : .timedOut
             reopen(now: now, events: &events)
         }
@@ -457,6 +547,11 @@ public struct CodeEntry {
         if state == .stopped { return [] }
         var events: [EntryEvent] = []
         settle(now: now, events: &events)
+        if storageFault, let at = retryAt, now >= at {
+            // Closed: try writing the state again (`stateWritten` reports how it went).
+            retryAt = nil
+            changed = true
+        }
         return output(events)
     }
 
@@ -464,6 +559,10 @@ public struct CodeEntry {
     public mutating func stop(now: Instant) -> [EntryAction] {
         if state == .stopped { return [] }
         wipe()
+        if var pending = awaitingRecord {
+            pending.code.wipe()
+            awaitingRecord = nil
+        }
         state = .stopped
         outputUntil = nil
         changed = false
@@ -475,6 +574,12 @@ public struct CodeEntry {
     /// What to show; nil when idle or stopped.
     public var view: EntryView? {
         let texts = config.texts
+        if storageFault {
+            switch state {
+            case .stopped, .accepted: break
+            default: return EntryView(status: texts.closedTitle, field: texts.closedLabel, compact: texts.closedTitle)
+            }
+        }
         switch state {
         case .idle, .stopped:
             return nil
@@ -482,7 +587,7 @@ public struct CodeEntry {
             let field = fieldLine(revealLast: revealUntil != nil)
             let message = notice.map(noticeText)
             return EntryView(status: message ?? texts.promptTitle, field: field,
-                             compact: (message != nil && length == 0) ? message! : field,
+                             compact: (message != nil && (length == 0 || noticeUntil != nil)) ? message! : field,
                              cursor: fieldCursor(in: field))
         case .verifying:
             let field = texts.fieldPrefix + String(repeating: texts.maskCharacter, count: submittedLength)
@@ -490,7 +595,7 @@ public struct CodeEntry {
         case .accepted:
             return EntryView(status: texts.acceptedTitle, field: texts.acceptedLabel, compact: texts.acceptedTitle, fullScreen: true)
         case .lockedOut:
-            let label = texts.lockedLabel.replacingPlaceholder(Texts.secondsPlaceholder, with: formatSeconds(shownSeconds))
+            let label = config.lockedLabel(seconds: shownSeconds, columns: config.columns)
             return EntryView(status: texts.lockedTitle, field: label, compact: label)
         case .expired:
             return EntryView(status: texts.expiredTitle, field: texts.expiredLabel, compact: texts.expiredTitle)
@@ -505,6 +610,7 @@ public struct CodeEntry {
         case .wrong(let left?): return texts.wrongCode.replacingPlaceholder(EntryTexts.countPlaceholder, with: decimalString(left))
         case .wrong(nil): return texts.wrongCodeUnlimited
         case .tooShort: return texts.tooShort
+        case .tooLong: return texts.tooLong.replacingPlaceholder(EntryTexts.countPlaceholder, with: decimalString(config.maxLength))
         case .failed: return texts.verifyFailedTitle
         case .timedOut: return texts.verifyTimedOutTitle
         }
@@ -537,9 +643,12 @@ public struct CodeEntry {
         return line
     }
 
-    /// Hands the field to the verify command and overwrites it.
-    private mutating func submit(events: inout [EntryEvent]) -> VerifyRequest {
+    /// Counts the try, holds the field for the verify command until the try is written
+    /// (`stateWritten`), and overwrites the field.
+    private mutating func submit(events: inout [EntryEvent]) {
         sequence += 1
+        failures += 1
+        changed = true
         let code = SecretCode(digits: Array(buffer[0..<length]))
         submittedLength = length
         events.append(.submitted(length: length, sequence: sequence))
@@ -547,7 +656,20 @@ public struct CodeEntry {
         notice = nil
         holdClearAt = nil
         state = .verifying(sequence: sequence)
-        return VerifyRequest(sequence: sequence, code: code)
+        awaitingRecord = VerifyRequest(sequence: sequence, code: code)
+    }
+
+    /// The lockout of the current round starts at `now`; the next round's is the next one.
+    private mutating func startLockout(now: Instant, events: inout [EntryEvent]) {
+        let lockout = config.lockout(forRound: rounds)
+        let until = now + lockout
+        rounds += 1
+        failures = 0
+        lockoutSeconds = Int(lockout.nanoseconds / oneSecond.nanoseconds)
+        shownSeconds = lockoutSeconds
+        changed = true
+        events.append(.lockoutStarted(until: until, seconds: lockoutSeconds, round: rounds))
+        state = .lockedOut(until: until)
     }
 
     /// After an answer that keeps the code open: the field again, or expired when its window ended.
@@ -608,6 +730,10 @@ public struct CodeEntry {
             return
         }
         if let until = revealUntil, now >= until { revealUntil = nil }
+        if let until = noticeUntil, now >= until {
+            noticeUntil = nil
+            notice = nil
+        }
         if let at = holdClearAt, now >= at {
             holdClearAt = nil
             if length > 0 {
@@ -627,6 +753,7 @@ public struct CodeEntry {
         for index in buffer.indices { buffer[index] = 0 }
         length = 0
         revealUntil = nil
+        noticeUntil = nil
     }
 
     private mutating func output(_ events: [EntryEvent]) -> [EntryAction] {

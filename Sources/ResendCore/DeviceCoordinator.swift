@@ -126,6 +126,16 @@ public struct DeviceCoordinator {
         return finish(actions)
     }
 
+    /// The loop carried out the `persist` actions of one batch (the controller's and the entry's:
+    /// one state file) at `now`: `written` is true when every write succeeded. Fails closed: the
+    /// entry flow runs a submitted code's check only after its try was written, and closes code
+    /// entry while writes fail (`CodeEntry.stateWritten`). Nothing without a code entry.
+    public mutating func stateWritten(_ written: Bool, now: Instant) -> [DeviceAction] {
+        time = max(time, now)
+        guard entry != nil else { return [] }
+        return finish(entry!.stateWritten(written, now: time).map { .entry($0) })
+    }
+
     /// The clock reached `nextDeadline` (or later).
     public mutating func advance(to now: Instant) -> [DeviceAction] {
         var actions: [DeviceAction] = []

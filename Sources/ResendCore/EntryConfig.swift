@@ -39,6 +39,9 @@ public struct EntryTexts: Hashable, Sendable {
     public var wrongCodeUnlimited = "Wrong code"
     /// `#` pressed before the minimum length.
     public var tooShort = "Too short"
+    /// A digit typed into a full field (it is not taken): `{n}` is the most digits the field takes.
+    /// Shown for `EntryConfig.noticeDuration`, then the field again.
+    public var tooLong = "Max {n} digits"
     /// The verify command failed (an exit status other than 0 and 1, a signal, could not start).
     public var verifyFailedTitle = "Check failed"
     /// The verify command ran past its time-out.
@@ -49,6 +52,10 @@ public struct EntryTexts: Hashable, Sendable {
     /// The code's validity window ended: the user has to press Resend.
     public var expiredTitle = "Code expired"
     public var expiredLabel = "press Resend"
+    /// Code entry is closed because the state cannot be written (a full or read-only disk): status
+    /// (and the line 1 of a 2-row display) and, on a 4-row display, the line below.
+    public var closedTitle = "Entry closed"
+    public var closedLabel = "State not saved"
 
     /// The defaults above.
     public init() {}
@@ -83,6 +90,11 @@ public struct EntryConfig: Hashable, Sendable {
     /// no output line.
     public var pulse: TimeSpan?
     public var texts = EntryTexts()
+    /// The display's width: a long lockout's seconds are shown in the form that fits it
+    /// (`formatLockoutSeconds`).
+    public var columns = 40
+    /// How long a notice about a key shows over the field on a 2-row display ("Max 8 digits").
+    public static let noticeDuration = TimeSpan.milliseconds(1_500)
 
     /// The longest field (digits), far above any SMS code.
     public static let maximumLength = 32
@@ -132,19 +144,27 @@ public struct EntryConfig: Hashable, Sendable {
             found.append("fieldPrefix and maxLength need " + decimalString(fieldWidth) + " columns; the display has "
                 + decimalString(columns))
         }
-        let widestLock = texts.lockedLabel.replacingPlaceholder(Texts.secondsPlaceholder, with: formatSeconds(longestLockoutSeconds))
+        let widestLock = lockedLabel(seconds: longestLockoutSeconds, columns: columns)
         let widestWrong = texts.wrongCode.replacingPlaceholder(EntryTexts.countPlaceholder, with: decimalString(maxAttempts ?? 0))
+        let widestLong = texts.tooLong.replacingPlaceholder(EntryTexts.countPlaceholder, with: decimalString(maxLength))
         for (name, text) in [
             ("promptTitle", texts.promptTitle), ("verifyingTitle", texts.verifyingTitle), ("acceptedTitle", texts.acceptedTitle),
             ("acceptedLabel", texts.acceptedLabel), ("wrongCode", widestWrong), ("wrongCodeUnlimited", texts.wrongCodeUnlimited),
-            ("tooShort", texts.tooShort), ("verifyFailedTitle", texts.verifyFailedTitle),
+            ("tooShort", texts.tooShort), ("tooLong", widestLong), ("verifyFailedTitle", texts.verifyFailedTitle),
             ("verifyTimedOutTitle", texts.verifyTimedOutTitle), ("lockedTitle", texts.lockedTitle), ("lockedLabel", widestLock),
             ("expiredTitle", texts.expiredTitle), ("expiredLabel", texts.expiredLabel),
+            ("closedTitle", texts.closedTitle), ("closedLabel", texts.closedLabel),
         ] where text.count > columns {
             found.append(name + " \"" + text + "\" is " + decimalString(text.count) + " characters wide; the display has "
                 + decimalString(columns) + " columns")
         }
         return found
+    }
+
+    /// `lockedLabel` with `seconds` left, in the form that fits `columns` (`formatLockoutSeconds`).
+    public func lockedLabel(seconds: Int, columns: Int) -> String {
+        let fixed = texts.lockedLabel.replacingPlaceholder(Texts.secondsPlaceholder, with: "").count
+        return texts.lockedLabel.replacingPlaceholder(Texts.secondsPlaceholder, with: formatLockoutSeconds(seconds, width: max(0, columns - fixed)))
     }
 
     /// The lockout of round `round` (0 = the first): the last one repeats.

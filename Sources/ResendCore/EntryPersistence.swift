@@ -45,13 +45,15 @@ public struct PersistedEntryState: Hashable, Sendable {
     /// - a lockout resumes with clamp(end - wallNow, 0, its length) left, its length capped by the
     ///   longest lockout `config` allows (a clock set backwards cannot extend it; set forward, it
     ///   ends it, as for the cooldown);
-    /// - wrong codes are kept, clamped to 0...maxAttempts - 1 (none without a limit), rounds to
-    ///   0...the number of lockouts configured (the last repeats anyway);
+    /// - wrong codes are kept, clamped to 0...maxAttempts (none without a limit): a count at the
+    ///   limit is a last try recorded before its check whose answer never came, and `CodeEntry`
+    ///   starts its lockout; rounds are clamped to 0...the number of lockouts configured (the last
+    ///   repeats anyway);
     /// - an open field resumes only with validity left, clamped to 0...`validity`.
     public func resumed(monotonicNow: Instant, wallNow: WallTime, config: EntryConfig) -> EntrySnapshot {
         var snapshot = EntrySnapshot()
         if let max = config.maxAttempts {
-            snapshot.failures = min(Swift.max(0, failures), max - 1)
+            snapshot.failures = min(Swift.max(0, failures), max)
             snapshot.rounds = min(Swift.max(0, rounds), config.lockouts.count)
             let longest = min(Swift.max(0, lockoutSeconds), config.longestLockoutSeconds)
             if let end = lockoutEnd {

@@ -110,8 +110,11 @@ public protocol LoopObserver {
 /// - The state (the controller's and, with a code entry, the entry's: one file) is read once when
 ///   `run()` starts (a countdown persisted by an earlier process resumes; an unreadable state is
 ///   moved aside and logged) and written on every `.persist` action, converted on the wall clock.
-///   Only the monotonic clock times anything while running. Without a store (`environment.store`
-///   nil) nothing is read or written.
+///   After the actions of one batch the coordinator is told whether all of that batch's writes
+///   succeeded (`DeviceCoordinator.stateWritten`): the entry flow starts a verify command only once
+///   its try is on disk, and closes code entry while writes fail (fail closed). Only the monotonic
+///   clock times anything while running. Without a store (`environment.store` nil) nothing is read
+///   or written.
 public struct EventLoop<Environment: LoopEnvironment> {
     /// The loop's outside world: its parts are reachable (and inspectable in tests) here.
     public var environment: Environment
@@ -250,12 +253,17 @@ public struct EventLoop<Environment: LoopEnvironment> {
     private mutating func perform(_ actions: [DeviceAction], now: Instant) {
         var immediateSends: [CommandOutcome] = []
         var immediateVerifies: [CommandOutcome] = []
+        // Fail closed: whether every state write of this batch succeeded (nil: none was asked).
+        var written: Bool?
         for action in actions {
             switch action {
             case .show(let frame):
                 for event in environment.display.show(frame, now: now) { environment.observer.record(.display(event), at: now) }
             case .buttonChanged(let change):
                 environment.observer.record(.debounced(change), at: now)
+            case .controller(.persist(let snapshot)):
+                controllerSnapshot = snapshot
+                written = writeState() && (written ?? true)
             case .controller(let action):
                 if let outcome = performController(action, now: now) { immediateSends.append(outcome) }
             case .entry(let action):
@@ -266,12 +274,15 @@ public struct EventLoop<Environment: LoopEnvironment> {
                     setOutput(active, now: now)
                 case .persist(let snapshot):
                     entrySnapshot = snapshot
-                    writeState()
+                    written = writeState() && (written ?? true)
                 case .log(let event):
                     environment.observer.record(.entry(event), at: now)
                 }
             }
         }
+        // Fail closed: the entry flow learns whether the state reached the disk before it acts on
+        // it (a submitted code's verify command starts only from this answer).
+        if let written { perform(coordinator.stateWritten(written, now: now), now: now) }
         for outcome in immediateSends { perform(coordinator.sendFinished(outcome, now: now), now: now) }
         for outcome in immediateVerifies { verifyEnded(outcome, now: now) }
     }
@@ -298,9 +309,8 @@ public struct EventLoop<Environment: LoopEnvironment> {
                 environment.observer.record(.bouncesSuppressed(count: suppressed - reportedBounces), at: now)
                 reportedBounces = suppressed
             }
-        case .persist(let snapshot):
-            controllerSnapshot = snapshot
-            writeState()
+        case .persist:
+            return nil  // written by `perform`, which reports the write to the entry flow
         case .runSendCommand(let attempt, let sequence, let cooldownSeconds):
             // The press was at the coordinator's time; the wall clock is read now, so step back.
             let sincePress = max(TimeSpan.zero, environment.clock.now() - coordinator.controllerTime)
@@ -337,21 +347,25 @@ public struct EventLoop<Environment: LoopEnvironment> {
 
     /// Writes the latest snapshots as one state (the controller's, and with a code entry the
     /// entry's; a machine that has not persisted yet contributes its current snapshot), both
-    /// clocks read together: the pair anchors the conversion to wall time.
-    private mutating func writeState() {
-        guard var store = environment.store else { return }
+    /// clocks read together: the pair anchors the conversion to wall time. False when the write
+    /// failed (logged); true when it succeeded or nothing is persisted.
+    private mutating func writeState() -> Bool {
+        guard var store = environment.store else { return true }
         let monotonicNow = environment.clock.now()
         let wallNow = environment.wallClock.now()
         var state = PersistedState(controllerSnapshot ?? coordinator.controller.snapshot, monotonicNow: monotonicNow, wallNow: wallNow)
         if let entry = coordinator.entry {
             state.entry = PersistedEntryState(entrySnapshot ?? entry.snapshot, monotonicNow: monotonicNow, wallNow: wallNow)
         }
+        var written = true
         do throws(HALError) {
             try store.write(state.encoded())
         } catch {
             environment.observer.record(.state(.writeFailed(error)), at: monotonicNow)
+            written = false
         }
         environment.store = store
+        return written
     }
 
     /// Drives a configured output line inactive (stop, or waiting failed).
@@ -415,6 +429,11 @@ extension StateStorage {
         let bytes: [UInt8]?
         do throws(HALError) {
             bytes = try read()
+        } catch where isUnreadableContent(error) {
+            // Too large to be ours (the read cap): moved aside like any unreadable state, not
+            // left for the next write to replace silently.
+            moveUnreadableAside(reason: error.operation, observer: &observer, now: now)
+            return nil
         } catch {
             observer.record(.state(.readFailed(error)), at: now)
             return nil
@@ -428,15 +447,19 @@ extension StateStorage {
             observer.record(.state(.restored(state)), at: now)
             return state
         } catch {
-            var movedTo: String?
-            do throws(HALError) {
-                movedTo = try moveAside()
-            } catch let moveError {
-                observer.record(.state(.moveAsideFailed(moveError)), at: now)
-            }
-            observer.record(.state(.unreadable(reason: error.message, movedTo: movedTo)), at: now)
+            moveUnreadableAside(reason: error.message, observer: &observer, now: now)
             return nil
         }
+    }
+
+    private mutating func moveUnreadableAside<Observer: LoopObserver>(reason: String, observer: inout Observer, now: Instant) {
+        var movedTo: String?
+        do throws(HALError) {
+            movedTo = try moveAside()
+        } catch let moveError {
+            observer.record(.state(.moveAsideFailed(moveError)), at: now)
+        }
+        observer.record(.state(.unreadable(reason: reason, movedTo: movedTo)), at: now)
     }
 }
 

@@ -26,6 +26,33 @@ public func formatSeconds(_ seconds: Int) -> String {
     return decimalString(seconds, minimumDigits: minimumSecondsDigits)
 }
 
+/// Formats the seconds left of a lockout (which may last a day) in at most `width` characters, the
+/// first form that fits: the countdown's seconds below 1000 ("30", "600"), a clock ("16:40",
+/// "23:59:59"), then whole minutes or hours rounded up like the seconds ("17m", "24h"; "59" below a
+/// minute). With less room than the coarse form needs, the coarse form anyway (the caller's width
+/// check then names the text).
+///
+/// | seconds | width 20 | width 5 | width 3 |
+/// |---|---|---|---|
+/// | 30 | 30 | 30 | 30 |
+/// | 600 | 600 | 600 | 600 |
+/// | 1000 | 16:40 | 16:40 | 17m |
+/// | 3600 | 1:00:00 | 60m | 60m |
+/// | 86400 | 24:00:00 | 24h | 24h |
+public func formatLockoutSeconds(_ seconds: Int, width: Int) -> String {
+    precondition(seconds >= 0, "formatLockoutSeconds: a countdown never shows a negative count")
+    if seconds < 1_000 {
+        let plain = formatSeconds(seconds)
+        if plain.utf8.count <= width || seconds < 60 { return plain }
+    }
+    let hours = seconds / 3_600
+    let clock = (hours > 0 ? decimalString(hours) + ":" + decimalString(seconds / 60 % 60, minimumDigits: 2) : decimalString(seconds / 60))
+        + ":" + decimalString(seconds % 60, minimumDigits: 2)
+    if clock.utf8.count <= width { return clock }
+    if seconds > 3_600 { return decimalString((seconds + 3_599) / 3_600) + "h" }
+    return decimalString((seconds + 59) / 60) + "m"
+}
+
 /// `value` in decimal, with leading zeros up to `minimumDigits`; a minus sign for negatives.
 /// Written out here because Embedded Swift has no `description` for integers to lean on.
 func decimalString(_ value: Int, minimumDigits: Int = 1) -> String {

@@ -94,6 +94,7 @@ struct StateFileTests {
         let readError = thrownError { _ = try file.read() }
         #expect(readError?.kind == .invalidArgument)
         #expect(readError?.operation == "read \(path): \(reason)")
+        #expect(readError.map(file.isUnreadableContent) == false, "not ours: never moved aside")
         let writeError = thrownError { try file.write(Array("{}".utf8)) }
         #expect(writeError?.kind == .invalidArgument)
         #expect(writeError?.operation.hasPrefix("replace \(path): it ") == true)
@@ -160,12 +161,16 @@ struct StateFileTests {
         #expect(identity(dangling).hasSuffix("link=\(directory.path)/nowhere"))
     }
 
-    @Test("a state file larger than 64 KiB is not read: an error naming the limit, the file left alone")
-    func oversized() {
+    @Test("a state file larger than 64 KiB is not read: an error naming the limit, which marks it unreadable content (moved aside like a corrupt state)")
+    func oversized() throws {
         let directory = TemporaryDirectory()
         let big = directory.sparseFile("state.json", size: StateFile.maximumSize + 1)
-        let error = thrownError { _ = try StateFile(path: big).read() }
-        #expect(error?.operation == "read \(big): is larger than 65536 bytes")
-        #expect(error?.errno == EFBIG)
+        var file = StateFile(path: big)
+        let error = try #require(thrownError { _ = try file.read() })
+        #expect(error.operation == "read \(big): is larger than 65536 bytes")
+        #expect(error.errno == EFBIG)
+        #expect(file.isUnreadableContent(error))
+        #expect(try file.moveAside() == big + ".corrupt-1")
+        #expect(directory.files == ["state.json.corrupt-1"])
     }
 }

@@ -34,8 +34,8 @@ struct EventLogTests {
                 at: 1.12, plain: "1.120 send finished result=ok exit=0 ms=120",
                 json: #"{"t":1.120,"event":"send_finished","result":"ok","exit":0,"ms":120}"#),
         LogCase(event: .controller(.sendFinished(CommandOutcome(sequence: 1, ending: .exited(code: 3), duration: .seconds(1), output: Array("no route\n".utf8), droppedOutputBytes: 10), at: at(2), superseded: false)),
-                at: 2, plain: #"2.000 send finished result=failed exit=3 ms=1000 output="no route\n" dropped_output_bytes=10"#,
-                json: #"{"t":2.000,"event":"send_finished","result":"failed","exit":3,"ms":1000,"output":"no route\n","dropped_output_bytes":10}"#),
+                at: 2, plain: #"2.000 send finished result=failed exit=3 ms=1000 output_bytes=19"#,
+                json: #"{"t":2.000,"event":"send_finished","result":"failed","exit":3,"ms":1000,"output_bytes":19}"#),
         LogCase(event: .controller(.sendFinished(CommandOutcome(sequence: 1, ending: .timedOut(after: .seconds(10), killed: true), duration: .seconds(12)), at: at(12), superseded: false)),
                 at: 12, plain: "12.000 send finished result=timeout after_ms=10000 killed=1 ms=12000",
                 json: #"{"t":12.000,"event":"send_finished","result":"timeout","after_ms":10000,"killed":1,"ms":12000}"#),
@@ -70,6 +70,20 @@ struct EventLogTests {
         let record = try #require(logRecord(for: logCase.event, at: at(logCase.at)))
         #expect(LogFormat.plain.line(record, seconds: at(logCase.at) - .origin) == logCase.plain)
         #expect(LogFormat.json.line(record, seconds: at(logCase.at) - .origin) == logCase.json)
+    }
+
+    @Test("the send command's output is only counted by default (an SMS API's reply may echo the code); send.logOutput logs the kept bytes and the count dropped")
+    func sendOutputOptIn() throws {
+        let event = LoopEvent.controller(.sendFinished(
+            CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: .seconds(1), output: Array("{\"body\":\"Your code is 482913\"}".utf8), droppedOutputBytes: 3),
+            at: at(2), superseded: false))
+        var lines: [String] = []
+        EventLogger(format: .plain) { lines.append($0) }.record(event, at: at(2))
+        EventLogger(format: .plain, logSendOutput: true) { lines.append($0) }.record(event, at: at(2))
+        #expect(lines == [
+            "2.000 send finished result=ok exit=0 ms=1000 output_bytes=33",
+            #"2.000 send finished result=ok exit=0 ms=1000 output="{\"body\":\"Your code is 482913\"}" dropped_output_bytes=3"#,
+        ])
     }
 
     @Test("raw edges, debounced levels and LED changes are not logged", arguments: [

@@ -63,7 +63,7 @@ private struct EchoRun {
     var violations: [String] = []
 }
 
-/// The keypad with the default rules on `geometry`, through the real keypad loop, driver and
+/// The keypad with the default rules on `geometry`, through the real event loop with its code entry, driver and
 /// backpack onto the HD44780 emulator behind the 100 kHz wire model (each write blocks the
 /// virtual clock for its bytes): the button at 1 s (the send succeeds 300 ms later), then
 /// `codes` 4-digit codes, each rejected 200 ms after `#` ("Wrong code" replaces the field), the

@@ -45,10 +45,10 @@ struct EntryRulesTests {
     private let wall = WallTime(millisecondsSinceEpoch: 1_718_000_000_000)
     private let t0 = Instant(nanoseconds: 7_000_000_000)
 
-    @Test func wrongCodesAreKeptBelowTheLimitAndRoundsWithinTheLockouts() {
+    @Test func wrongCodesAreKeptUpToTheLimitAndRoundsWithinTheLockouts() {
         let stored = PersistedEntryState(failures: 99, rounds: 1_000, open: false)
         let resumed = stored.resumed(monotonicNow: t0, wallNow: wall, config: EntryConfig())
-        #expect(resumed.failures == 2)
+        #expect(resumed.failures == 3)
         #expect(resumed.rounds == 3)
         var unlimited = EntryConfig()
         unlimited.maxAttempts = nil

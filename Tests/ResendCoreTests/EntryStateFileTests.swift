@@ -55,7 +55,7 @@ struct EntryStateFileTests {
         let entry = try #require(state.entry)
         #expect(entry.lockoutSeconds == EntryConfig.maximumSeconds)
         let resumed = entry.resumed(monotonicNow: Instant(nanoseconds: 1_000), wallNow: wall0, config: EntryConfig())
-        #expect(resumed.failures == 2)  // maxAttempts 3 - 1
+        #expect(resumed.failures == 3)  // maxAttempts: a last try recorded before its check (CodeEntry locks at start)
         #expect(resumed.rounds == 3)    // three lockouts configured
         #expect(resumed.lockoutSeconds == 600)
         #expect(resumed.lockoutEnd == Instant(nanoseconds: 1_000) + .seconds(600))

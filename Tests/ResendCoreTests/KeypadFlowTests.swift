@@ -296,7 +296,8 @@ struct KeypadFlowTests {
         rig.type("1234#", at: kt(5))
         rig.answer(.timedOut, at: kt(7))
         #expect(rig.line1 == "Check timed out")
-        #expect(rig.entryPersisted.allSatisfy { $0.failures == 0 })
+        // Each try is written before its check, and given back (written too) when the check fails.
+        #expect(rig.entryPersisted.map(\.failures) == [0, 1, 0, 1, 0])
         wrongCodes(2, from: 8, rig: &rig)
         #expect(rig.line1 == "Wrong, 1 left")
     }
@@ -340,6 +341,7 @@ struct KeypadFlowTests {
         rig.type("12345#", at: kt(2))
         #expect(digitsText(rig.verifies[0].code) == "1234")
         #expect(rig.entryLog.contains(.fieldFull(length: 4)))
+        #expect(rig.frames.contains { trimmedLine($0.frame.lines[0]) == "Max 4 digits" }, "said on the screen")
     }
 
     @Test func poundBeforeTheMinimumLengthSaysTooShort() {

@@ -19,12 +19,19 @@ struct KeypadRig {
     var verifies: [VerifyRequest] = []
     var sendSequences: [Int] = []
     var entryPersisted: [EntrySnapshot] = []
+    /// When each of `entryPersisted` was asked for.
+    var entryPersistTimes: [Instant] = []
     var controllerPersisted: [ControllerSnapshot] = []
     var entryLog: [EntryEvent] = []
     var controllerLog: [ControllerEvent] = []
     var shows = 0
     /// Every frame shown, with its focus, and when.
     var frames: [(time: Instant, frame: ScreenText)] = []
+    /// Whether the state can be written: after a batch with `persist` actions the rig reports
+    /// this to the coordinator (`stateWritten`), as the loop does.
+    var stateWritable = true
+    /// Every action of the entry flow in order (verify starts and persists, for order checks).
+    var entryActions: [EntryAction] = []
 
     init(layout: ScreenLayout = .sixteenByTwo, entry: EntryConfig = KeypadRig.defaultEntry, hasSendCommand: Bool = true,
          duration: Int64 = 60, send: [Key] = [.button]) {
@@ -104,7 +111,11 @@ struct KeypadRig {
     }
 
     mutating func apply(_ actions: [DeviceAction]) {
+        var persisted = false
         for action in actions {
+            if case .entry(let action) = action { entryActions.append(action) }
+            if case .entry(.persist) = action { persisted = true }
+            if case .controller(.persist) = action { persisted = true }
             switch action {
             case .show(let frame):
                 screen = frame.lines
@@ -126,11 +137,14 @@ struct KeypadRig {
                 case .setOutput(let on):
                     output = on
                     outputHistory.append((now, on))
-                case .persist(let snapshot): entryPersisted.append(snapshot)
+                case .persist(let snapshot):
+                    entryPersisted.append(snapshot)
+                    entryPersistTimes.append(now)
                 case .log(let event): entryLog.append(event)
                 }
             }
         }
+        if persisted { apply(pad.stateWritten(stateWritable, now: now)) }
     }
 }
 

@@ -33,6 +33,9 @@ extension DeviceConfig {
         public var entry = Entry()
         public var verify = Verify()
         public var output = Output()
+        /// `keypad.texts`: every text of the code entry (`EntryTexts`), checked against the width
+        /// and the ROM like `texts`.
+        public var texts = EntryTexts()
 
         public init() {}
 
@@ -63,7 +66,8 @@ extension DeviceConfig {
         /// `keypad.entry.validitySeconds`: how long after its send a code can be entered; nil: no
         /// limit (the backend's own expiry still applies).
         public var validitySeconds: Int? = 600
-        /// `keypad.entry.maxAttempts`: wrong codes before a lockout; nil: unlimited.
+        /// `keypad.entry.maxAttempts`: wrong codes before a lockout; nil: unlimited (written
+        /// `"unlimited"` in the file; null is refused).
         public var maxAttempts: Int? = 3
         /// `keypad.entry.lockoutSeconds`: the lockout of each round; the last repeats. Only an
         /// accepted code resets the rounds (a restart does not).
@@ -83,6 +87,8 @@ extension DeviceConfig {
         public static let millisecondsRange = 1...60_000
         public static let secondsRange = 1...EntryConfig.maximumSeconds
         public static let attemptsRange = 1...1_000
+        /// The only way to allow unlimited wrong codes: `maxAttempts: "unlimited"`.
+        public static let unlimitedAttempts = "unlimited"
         public static let lockoutCountRange = 1...16
     }
 
@@ -152,6 +158,23 @@ extension DeviceConfig {
         result.entry = readEntry(entry, reader: reader)
         entry.finish()
 
+        let texts = keypad.section("texts")
+        for (key, placeholder, _, set) in entryTextKeys {
+            guard let text = texts.string(key, what: "a text for the display") else { continue }
+            var problem: String?
+            if let placeholder {
+                let count = occurrences(of: placeholder, in: text)
+                if count != 1 { problem = "\(quoted(text)) needs exactly one \(placeholder), found \(count)" }
+            }
+            if problem == nil, let rom = textROMProblem(text, rom: config.lcd.rom, romSetting: "lcd.rom") { problem = rom }
+            if let problem {
+                reader.report(texts.keyPath(key), problem)
+            } else {
+                set(&result.texts, text)
+            }
+        }
+        texts.finish()
+
         let verify = keypad.section("verify")
         if let command = verify.value("command"), command != .null {
             result.verify.command = readCommand(command, at: verify.keyPath("command"), reader: reader)
@@ -173,14 +196,14 @@ extension DeviceConfig {
         // What only matters when the keypad is on.
         guard result.enabled else { return result }
         let columns = config.lcd.geometry.columns
-        let fieldWidth = EntryTexts().fieldPrefix.count + result.entry.maxLength
+        let fieldWidth = result.texts.fieldPrefix.count + result.entry.maxLength
         if result.entry.minLength > result.entry.maxLength {
             reader.report(entry.keyPath("minLength"), "\(result.entry.minLength) is more than keypad.entry.maxLength (\(result.entry.maxLength)); allowed: 1 to keypad.entry.maxLength")
         } else if fieldWidth > columns {
-            reader.report(entry.keyPath("maxLength"), "\(result.entry.maxLength) digits and the field's prefix need \(fieldWidth) columns; the display has \(columns) (lcd.geometry \(quoted(config.lcd.geometry.name))); allowed: 1 to \(columns - EntryTexts().fieldPrefix.count)")
+            reader.report(entry.keyPath("maxLength"), "\(result.entry.maxLength) digits and the field's prefix need \(fieldWidth) columns; the display has \(columns) (lcd.geometry \(quoted(config.lcd.geometry.name))); allowed: 1 to \(max(1, columns - result.texts.fieldPrefix.count))")
         } else {
             // Anything else the flow would refuse (a text too wide at the longest lockout, say).
-            for problem in result.entryConfig(texts: EntryTexts()).problems(columns: columns) {
+            for problem in result.entryConfig(texts: result.texts, columns: columns).problems(columns: columns) {
                 reader.report(entry.path, problem + " (lcd.geometry \(quoted(config.lcd.geometry.name)))")
             }
         }
@@ -305,6 +328,45 @@ extension DeviceConfig {
         return valid ? map : nil
     }
 
+    /// The `keypad.texts` keys, the placeholder each needs exactly once (nil: none), and the
+    /// `EntryTexts` fields they read and set, in the order of `EntryTexts`.
+    static var entryTextKeys: [(key: String, placeholder: String?, get: (EntryTexts) -> String, set: (inout EntryTexts, String) -> Void)] { [
+        ("promptTitle", nil, { $0.promptTitle }, { $0.promptTitle = $1 }),
+        ("fieldPrefix", nil, { $0.fieldPrefix }, { $0.fieldPrefix = $1 }),
+        ("verifyingTitle", nil, { $0.verifyingTitle }, { $0.verifyingTitle = $1 }),
+        ("acceptedTitle", nil, { $0.acceptedTitle }, { $0.acceptedTitle = $1 }),
+        ("acceptedLabel", nil, { $0.acceptedLabel }, { $0.acceptedLabel = $1 }),
+        ("wrongCode", EntryTexts.countPlaceholder, { $0.wrongCode }, { $0.wrongCode = $1 }),
+        ("wrongCodeUnlimited", nil, { $0.wrongCodeUnlimited }, { $0.wrongCodeUnlimited = $1 }),
+        ("tooShort", nil, { $0.tooShort }, { $0.tooShort = $1 }),
+        ("tooLong", EntryTexts.countPlaceholder, { $0.tooLong }, { $0.tooLong = $1 }),
+        ("verifyFailedTitle", nil, { $0.verifyFailedTitle }, { $0.verifyFailedTitle = $1 }),
+        ("verifyTimedOutTitle", nil, { $0.verifyTimedOutTitle }, { $0.verifyTimedOutTitle = $1 }),
+        ("lockedTitle", nil, { $0.lockedTitle }, { $0.lockedTitle = $1 }),
+        ("lockedLabel", Texts.secondsPlaceholder, { $0.lockedLabel }, { $0.lockedLabel = $1 }),
+        ("expiredTitle", nil, { $0.expiredTitle }, { $0.expiredTitle = $1 }),
+        ("expiredLabel", nil, { $0.expiredLabel }, { $0.expiredLabel = $1 }),
+        ("closedTitle", nil, { $0.closedTitle }, { $0.closedTitle = $1 }),
+        ("closedLabel", nil, { $0.closedLabel }, { $0.closedLabel = $1 }),
+    ] }
+
+    /// How often `needle` occurs in `text` (not overlapping).
+    private static func occurrences(of needle: String, in text: String) -> Int {
+        let bytes = Array(text.utf8)
+        let pattern = Array(needle.utf8)
+        var count = 0
+        var index = 0
+        while index + pattern.count <= bytes.count {
+            if bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
+                count += 1
+                index += pattern.count
+            } else {
+                index += 1
+            }
+        }
+        return count
+    }
+
     private static func readEntry(_ entry: ConfigSection, reader: ConfigReader) -> Entry {
         var result = Entry()
         if let value = entry.integer("minLength", range: Entry.lengthRange, unit: "a number of digits") { result.minLength = value }
@@ -319,8 +381,21 @@ extension DeviceConfig {
         if entry.value("validitySeconds") != nil {
             result.validitySeconds = entry.optionalInteger("validitySeconds", range: Entry.secondsRange, unit: "null or whole seconds")
         }
-        if entry.value("maxAttempts") != nil {
-            result.maxAttempts = entry.optionalInteger("maxAttempts", range: Entry.attemptsRange, unit: "null or a number of wrong codes")
+        if let value = entry.value("maxAttempts") {
+            // Unlimited guesses only when the file says so in words: a null (or a key left
+            // empty by an edit) must not open the door to brute force.
+            switch value {
+            case .string(Entry.unlimitedAttempts):
+                result.maxAttempts = nil
+            case .null:
+                reader.report(entry.keyPath("maxAttempts"), "is null; allowed: a number of wrong codes from \(Entry.attemptsRange.lowerBound) to \(Entry.attemptsRange.upperBound) before a lockout, or \"\(Entry.unlimitedAttempts)\" to allow unlimited guesses on purpose")
+            case .integer, .number:
+                if let attempts = entry.integer("maxAttempts", range: Entry.attemptsRange, unit: "a number of wrong codes") {
+                    result.maxAttempts = attempts
+                }
+            default:
+                reader.report(entry.keyPath("maxAttempts"), "expected a number of wrong codes from \(Entry.attemptsRange.lowerBound) to \(Entry.attemptsRange.upperBound) or \"\(Entry.unlimitedAttempts)\", got \(describe(value))")
+            }
         }
         if let value = entry.value("lockoutSeconds") {
             if let list = readLockouts(value, at: entry.keyPath("lockoutSeconds"), reader: reader) { result.lockoutSeconds = list }
@@ -338,8 +413,9 @@ extension DeviceConfig {
 extension DeviceConfig.Keypad {
     /// The entry rules as `CodeEntry` takes them (with `texts`), the output pulse only with an
     /// output line.
-    public func entryConfig(texts: EntryTexts) -> EntryConfig {
+    public func entryConfig(texts: EntryTexts, columns: Int = EntryConfig().columns) -> EntryConfig {
         var config = EntryConfig()
+        config.columns = columns
         config.minLength = entry.minLength
         config.maxLength = entry.maxLength
         config.submitAtMaxLength = entry.submitAtMaxLength
@@ -386,6 +462,15 @@ extension DeviceConfig.Keypad {
         text += ", send key " + (sendKey == .button ? "button" : String(decoding: [sendKey.symbol], as: UTF8.self))
         text += ", verify " + (verify.command.map { "\($0[0]) (timeout \(verify.timeoutSeconds) s)" } ?? "none")
         text += ", output " + (output.line.map { "\($0) \(output.pulseMs) ms" } ?? "none")
+        // What a guesser faces: the code space and the attempts before each lockout.
+        let lengths = entry.minLength == entry.maxLength ? "\(entry.maxLength)" : "\(entry.minLength)-\(entry.maxLength)"
+        let space = entry.minLength == entry.maxLength ? "10^\(entry.maxLength)" : "10^\(entry.minLength) to 10^\(entry.maxLength)"
+        text += ", code \(lengths) digits (\(space) codes)"
+        if let attempts = entry.maxAttempts {
+            text += ", \(attempts) wrong codes then lockouts of \(entry.lockoutSeconds.map(String.init).joined(separator: "/")) s"
+        } else {
+            text += ", UNLIMITED wrong codes (no lockout)"
+        }
         return text
     }
 }

@@ -127,6 +127,7 @@ extension DeviceConfig {
         if let bytes = send.integer("maxOutputBytes", range: Send.maxOutputRange, unit: "bytes") {
             config.send.maxOutputBytes = bytes
         }
+        if let log = send.bool("logOutput") { config.send.logOutput = log }
         send.finish()
 
         if let path = root.string("stateFile", what: "an absolute path such as \(quoted(defaultStateFile))", allowEmpty: false) {

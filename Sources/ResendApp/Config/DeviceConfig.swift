@@ -120,8 +120,12 @@ public struct DeviceConfig: Hashable, Sendable {
         public var timeoutSeconds = 10
         /// `send.environment`: variables added to the command's environment.
         public var environment: [String: String] = [:]
-        /// `send.maxOutputBytes`: how much of the command's output is kept for the log.
+        /// `send.maxOutputBytes`: how much of the command's output is kept for the log (with
+        /// `logOutput`).
         public var maxOutputBytes = 4_096
+        /// `send.logOutput`: log the command's output (its first `maxOutputBytes`); false: only its
+        /// length, since an SMS API's reply may echo the message, code included.
+        public var logOutput = false
 
         public init() {}
 
