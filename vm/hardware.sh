@@ -87,12 +87,12 @@ PLAIN_RECORD=/sys/kernel/debug/i2c-plain/record
 # record_clear: forgets what the plain adapter recorded so far.
 record_clear() { echo > "$PLAIN_RECORD"; }
 # record_dump: the plain adapter's record, one line per message (vm/module/i2c-plain.c):
-#   <transaction> <s.nnnnnnnnn> <i>/<n> <w|r> 0x<address> <ack|nak> <length> <hex bytes|->
+#   <transaction> <start s.nnnnnnnnn> <end s.nnnnnnnnn> <i>/<n> <w|r> 0x<address> <ack|nak> <length> <hex bytes|->
 record_dump() { cat "$PLAIN_RECORD"; }
 # record_last_byte: the last byte acknowledged in a write to the LCD, as 0xNN (empty: none).
 record_last_byte() {
     record_dump | awk -v a="$(printf '0x%02x' "$LCD_ADDRESS")" \
-        '$4 == "w" && $5 == a && $6 == "ack" && $7 > 0 { last = substr($8, length($8) - 1) } END { if (last != "") print "0x" last }'
+        '$5 == "w" && $6 == a && $7 == "ack" && $8 > 0 { last = substr($9, length($9) - 1) } END { if (last != "") print "0x" last }'
 }
 
 # lcd_last_byte: the last byte the LCD got, as 0xNN: i2c-stub's receive-byte (the register its

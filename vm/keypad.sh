@@ -21,6 +21,8 @@
 #   keypad-7   evdev: the keypad unplugged (with * held) and plugged back mid-entry; the held key
 #              is released, the code completes
 #   keypad-8   evdev: idle, no wake-ups in 3 s
+#   keypad-9   evdev: run stalled (SIGSTOP) while the keypad overflows its event buffer
+#              (SYN_DROPPED): a lost release of a held * and a lost press come out right
 # keypad-1..8 SKIP (with the reason) while `run` does not drive the keypad yet. The exit status
 # is the number of failed scenarios.
 # shellcheck disable=SC2317 # predicates are called through wait_until
@@ -132,7 +134,8 @@ kp_start() {
 }
 kp() { echo "$*" >&3; }
 kp_stop() { kp quit; exec 3>&-; wait "$KP_PID" 2>/dev/null; rm -f "$KP_DEVICE"; }
-kp_answers() { grep -c "$1" "$KP_OUT" 2>/dev/null; }
+# kp_answers PATTERN: answer lines so far (0 before uinput-keypad has made its output file).
+kp_answers() { n=$(grep -c "$1" "$KP_OUT" 2>/dev/null); echo "${n:-0}"; }
 # kp_do ANSWER COMMAND...: sends the command and waits (10 s) for one more answer line ANSWER.
 kp_do() {
     answer=$1
@@ -606,6 +609,100 @@ scenario_evdev() {
     fi
 }
 
+# --- keypad-9: evdev, events dropped while run stalls (SYN_DROPPED) ------------------------------
+# Its own run. `24` typed, `*` pressed (deleting the 4), then run stopped (SIGSTOP) 0.2 s later.
+# While it is stopped, queued at once through the fifo: `*` released, 4 pressed, a flood of 400
+# events of an ignored key (KEY_X; the reader's buffer holds 64), 4 released 0.2 s later, 6
+# typed. The kernel drops the oldest: the release of `*` and the press of 4. Then SIGCONT, 1.5 s
+# after `*` went down (its hold-to-clear is 1 s). Right: `keypad events lost`, the field shows
+# `Code: ***___` (2, 4, 6: the `*` released at the drop, not held on until it cleared the field;
+# the 4 pressed at the drop and released after it), and `8#` completes the code: accepted, the
+# door pulses. Without the repair the held `*` clears the field and the 4 is lost: no code.
+scenario_evdev_drop() {
+    begin keypad-9 "evdev: run stalled while the keypad overflows its buffer (SYN_DROPPED): a lost release and a lost press made up"
+    if [ "$HAVE_UINPUT" != 1 ]; then
+        skip keypad-9 "no uinput in the guest"
+        return
+    fi
+    config=/tmp/keypad-drop.json5
+    log=/tmp/keypad-drop.log
+    rm -f /tmp/keypad-drop.state
+    write_verify
+    write_keypad_config "$config" evdev /tmp/keypad-drop.state
+    record_clear
+    kp_start
+    if ! kp_plug; then
+        kp_stop
+        fail keypad-9 "uinput-keypad could not plug: $(cat "$KP_OUT")"
+        return
+    fi
+    start_keypad_run "$log" "$config" evdev
+    status=$?
+    if [ "$status" != 0 ]; then
+        stop_run
+        kp_stop
+        show_log "$log"
+        if [ "$status" = 2 ]; then skip keypad-9 "$NOT_WIRED"; else fail keypad-9 "run --config with the evdev keypad did not come up within 10 s (exit $RUN_STATUS)"; fi
+        return
+    fi
+    press_button
+    wait_until 5 entry_open "$log"
+    kp_do typed type 24 150 50
+    sleep 0.3
+    kp_do "down" down '*'
+    sleep 0.2
+    kill -STOP "$RUN_PID"
+    stopped_at=$(now)
+    flooded_before=$(kp_answers flooded)
+    typed_before=$(kp_answers typed)
+    kp up '*'
+    kp down 4
+    kp flood 100
+    kp sleep 200
+    kp up 4
+    kp sleep 150
+    kp type 6
+    wait_until 10 kp_answered typed "$typed_before"
+    sleep 1
+    kill -CONT "$RUN_PID"
+    continued_at=$(now)
+    sleep 0.6
+    decode /tmp/keypad-drop.glass1
+    field_after_stall=$(last_field /tmp/keypad-drop.glass1)
+    kp_do typed type "8#" 150 50
+    DOOR_SEEN=0
+    wait_until 5 door_is 1 && DOOR_SEEN=1
+    wait_until 3 pulse_ended "$log"
+    DOOR_AFTER=$(door_value)
+    stop_run
+    kp_stop
+    show_log "$log"
+    decode /tmp/keypad-drop.glass
+    echo "the glass (transactions that changed it):"
+    sed 's/^[^|]*/    /' /tmp/keypad-drop.glass | uniq
+    echo "uinput-keypad: $(tr '\n' ';' <"$KP_OUT")"
+    flooded=$(kp_answers flooded)
+    echo "run stopped for $(difference "$stopped_at" "$continued_at") s; flood answered: $((flooded - flooded_before)); field after SIGCONT: '$field_after_stall'"
+    door_pulse_check "$log"
+    echo "$DOOR_TEXT"
+    if [ "$flooded" -le "$flooded_before" ]; then
+        fail keypad-9 "uinput-keypad did not flood"
+    elif [ "$field_after_stall" != "Code: ***___" ]; then
+        fail keypad-9 "after SIGCONT the field shows '$field_after_stall', not 'Code: ***___' (2, then 4 whose press was dropped, then 6; the * released at the drop, so no hold-to-clear)"
+    elif ! has "$log" "keypad events lost"; then
+        fail keypad-9 "no 'keypad events lost' in the log: the kernel dropped nothing, or run did not see SYN_DROPPED"
+    elif ! grep -q ' code submitted length=4' "$log" || ! grep -q ' verify finished result=accepted exit=0' "$log"; then
+        fail keypad-9 "the code did not complete: $(grep -E 'code submitted|verify finished' "$log" | tr '\n' ';')"
+    elif grep -q "$CODE" "$log"; then
+        fail keypad-9 "the code's digits are in the log"
+    elif [ "$DOOR_OK" != 1 ]; then
+        fail keypad-9 "the door did not pulse 1.0 s: $DOOR_TEXT"
+    else
+        pass keypad-9 "run stopped $(difference "$stopped_at" "$continued_at") s while 400+ events overflowed its buffer: '$(line_of "$log" "keypad events lost" | cut -d' ' -f2-)', the held * released (no hold-to-clear), the dropped press of 4 made up: field 'Code: ***___'; 8# completed the code, accepted, door 1 for $(difference "$(stamp "$log" "output active")" "$(pulse_end "$log")") s"
+    fi
+}
+# --- end of keypad-9 -------------------------------------------------------------------------------
+
 # KEYPAD_LIBRARY=1: only the definitions above (for exploring with vm-test --scenarios).
 [ -n "${KEYPAD_LIBRARY:-}" ] && return 0
 
@@ -618,5 +715,6 @@ setup_uinput || echo "uinput: not available"
 scenario_hw
 scenario_matrix
 scenario_evdev
+scenario_evdev_drop
 echo "keypad scenarios: $(difference "$started_at" "$(now)") s"
 exit "$failures"

@@ -176,13 +176,19 @@ public func logRecord(for event: LoopEvent, at now: Instant, sendOutput: Bool = 
 
 /// `keypad offline device=/dev/input/by-id/... op="read ..." error="ENODEV (19): no such device"` and
 /// `keypad online device=... name="..."`: the evdev keypad went away (or was missing at start) or
-/// came back. Never a key.
+/// came back. `keypad events lost device=... changes=N`: the kernel dropped events (the program
+/// fell behind) and N key changes were made up from the keys down; `keypad keys unreadable
+/// device=... op="EVIOCGKEY ..." error=...`: the keys down could not be read. Never a key.
 func keypadDeviceRecord(_ event: InputDeviceEvent) -> LogRecord {
     switch event {
     case .offline(let path, let error):
         return LogRecord("keypad offline", [.string("device", path), .string("op", error.operation), .string("error", describe(error))])
     case .online(let path, let name):
         return LogRecord("keypad online", [.string("device", path)] + (name.map { [.string("name", $0)] } ?? []))
+    case .eventsLost(let path, let changes):
+        return LogRecord("keypad events lost", [.string("device", path), .int("changes", changes)])
+    case .keysUnreadable(let path, let error):
+        return LogRecord("keypad keys unreadable", [.string("device", path), .string("op", error.operation), .string("error", describe(error))])
     }
 }
 

@@ -308,12 +308,12 @@ struct InteractiveKeypadTests {
     }
 }
 
-/// The blocks of `README.md`'s keypad example: the configuration file, the command line (split
+/// The blocks of the keypad page's example (docs/keypad.md): the configuration file, the command line (split
 /// like a shell splits it: spaces, double quotes) and the output.
-private func readmeKeypadExample() throws -> (config: String, arguments: [String], output: [String]) {
-    let readme = try #require(readRepositoryFile("README.md"))
-    let start = try #require(readme.firstRange(of: "#### Example: a headless run with the keypad"))
-    var rest = readme[start.upperBound...]
+private func keypadPageExample() throws -> (config: String, arguments: [String], output: [String]) {
+    let page = try #require(readRepositoryFile("docs/keypad.md"))
+    let start = try #require(page.firstRange(of: "### Example: a headless run with the keypad"))
+    var rest = page[start.upperBound...]
     func block(after fence: String) throws -> String {
         let open = try #require(rest.firstRange(of: fence))
         let body = rest[open.upperBound...]
@@ -341,11 +341,11 @@ private func readmeKeypadExample() throws -> (config: String, arguments: [String
     return (config, arguments, output.split(separator: "\n").map(String.init))
 }
 
-@Suite("README: the keypad example")
-struct KeypadReadmeTests {
-    @Test("the README's headless keypad run prints exactly what the README shows")
-    func readmeExampleIsTrue() throws {
-        let example = try readmeKeypadExample()
+@Suite("docs/keypad.md: the keypad example")
+struct KeypadPageTests {
+    @Test("the keypad page's headless keypad run prints exactly what the page shows")
+    func pageExampleIsTrue() throws {
+        let example = try keypadPageExample()
         #expect(example.arguments.first == "resend-button")
         #expect(example.output.count > 20)
         let result = runCLI(Array(example.arguments.dropFirst()), files: ["keypad.json5": example.config])
@@ -355,12 +355,12 @@ struct KeypadReadmeTests {
     }
 }
 
-extension KeypadReadmeTests {
-    /// The screens drawn in the README's code block after `heading`: every box's rows.
-    private func readmeScreens(after heading: String) throws -> [[String]] {
-        let readme = try #require(readRepositoryFile("README.md"))
-        let start = try #require(readme.firstRange(of: heading))
-        let rest = readme[start.upperBound...]
+extension KeypadPageTests {
+    /// The screens drawn in the keypad page's code block after `heading`: every box's rows.
+    private func pageScreens(after heading: String) throws -> [[String]] {
+        let page = try #require(readRepositoryFile("docs/keypad.md"))
+        let start = try #require(page.firstRange(of: heading))
+        let rest = page[start.upperBound...]
         let open = try #require(rest.firstRange(of: "```\n"))
         let body = rest[open.upperBound...]
         let close = try #require(body.firstRange(of: "\n```"))
@@ -379,11 +379,11 @@ extension KeypadReadmeTests {
         return screens
     }
 
-    @Test("the README's flow screens (16x2 and 20x4) are what the simulator shows", arguments: [
+    @Test("the keypad page's flow screens (16x2 and 20x4) are what the simulator shows", arguments: [
         ("The flow on 16x2", ""), ("On 20x4 the resend screen", "geometry: '20x4'"),
     ])
-    func readmeScreensAreTrue(heading: String, lcd: String) throws {
-        let screens = try readmeScreens(after: heading)
+    func pageScreensAreTrue(heading: String, lcd: String) throws {
+        let screens = try pageScreens(after: heading)
         #expect(screens.count == 7)
         let files = keypadConfig("entry: { validitySeconds: 40 }", lcd: lcd)
         var shown: Set<[String]> = []
@@ -395,7 +395,7 @@ extension KeypadReadmeTests {
             }
         }
         for screen in screens {
-            #expect(shown.contains(screen), "the README shows \(screen), the simulator never did")
+            #expect(shown.contains(screen), "docs/keypad.md shows \(screen), the simulator never did")
         }
     }
 }

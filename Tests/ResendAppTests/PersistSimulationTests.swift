@@ -62,6 +62,19 @@ final class StateDirectory {
         precondition(Glibc.write(fd, bytes, bytes.count) == bytes.count)
         _ = close(fd)
     }
+    func read(_ name: String) -> String? {
+        let fd = open(path + "/" + name, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { _ = close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = Glibc.read(fd, &buffer, buffer.count)
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
     deinit {
         if let directory = opendir(path) {
             while let entry = readdir(directory) {
@@ -190,6 +203,17 @@ struct PersistRestartTests {
         #expect(screens(lines).first == "0.000 screen |Verification    |Send code       |")
         #expect(directory.exists("state.json.corrupt-2"))
         #expect(!directory.exists("state.json"))
+    }
+
+    @Test("after a downgrade, a state file of a newer format is kept aside byte for byte and the log names both versions")
+    func newerStateFileFromAnUpgrade() throws {
+        let directory = StateDirectory()
+        let newer = "{\"version\": 2, \"status\": \"sent\", \"somethingNew\": [1, 2]}\n"
+        directory.write("state.json", newer)
+        let lines = try headless(script: "end@1", stateFile: directory.stateFile)
+        #expect(lines.first == "0.000 state unreadable reason=\"version 2 is not supported (this program reads version 1)\" moved_to=\(directory.path)/state.json.corrupt-1")
+        #expect(screens(lines).first == "0.000 screen |Verification    |Send code       |")
+        #expect(directory.read("state.json.corrupt-1") == newer)
     }
 
     @Test("escalation and lockout survive a restart")

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # cache, abi, kversion, source_dir, root, arm64_timeout: scripts/vm-test's
+# shellcheck disable=SC2154 # cache, abi, kversion, source_dir, root, arm64_timeout, debian_*: scripts/vm-test's
 # The host side of the arm64 guest (sourced by scripts/vm-test; uses its variables and functions:
 # cache, abi, kversion, source_dir, root, step, die, stage_common, copy_with_libraries,
-# arm64_timeout).
+# arm64_timeout, debian_mirror and debian_security_mirror, the machine's apt mirrors).
 #
 # The guest: the busybox guest of the x86-64 run (vm/init, vm/hardware.sh, vm/scenarios.sh,
 # vm/glass.sh, unchanged; scenario ids get the prefix "arm64-"), on qemu-system-aarch64's `virt`
@@ -27,7 +27,8 @@
 #   vm/glass.sh one script for both architectures; decoding is not what this guest tests.
 #
 # The arm64 packages come from a private apt state under .cache/vm/arm64/apt (APT::Architecture
-# arm64, bookworm and bookworm-security, Debian's archive key): it needs neither
+# arm64, bookworm and bookworm-security from the mirrors of the machine's apt configuration,
+# Debian's archive key): it needs neither
 # `dpkg --add-architecture` nor the host's package lists, and no root.
 #
 # Cache (.cache/vm/arm64/): kernel-<version> (the Image, configfs.ko, i2c-dev.ko),
@@ -37,8 +38,8 @@
 
 arm64_abi=${abi%-amd64}-arm64
 arm64_cache=$cache/arm64
-arm64_mirror=${VM_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-arm64_security_mirror=${VM_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+arm64_mirror=$debian_mirror
+arm64_security_mirror=$debian_security_mirror
 arm64_userland_packages=(busybox-static libc6 libgpiod2 libi2c0 gpiod i2c-tools qemu-user-static)
 # Bump when the userland's extraction or pruning changes.
 arm64_recipe=1

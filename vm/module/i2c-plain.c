@@ -18,22 +18,34 @@
  *   (bcm2835_i2c_xfer(): `if (i2c_dev->msg_err & BCM2835_I2C_S_ERR) return -EREMOTEIO;`).
  *   Any other address is not acknowledged either (-EREMOTEIO).
  *
+ * The bus (module parameter `clock_frequency`, default 100000 Hz, what i2c-bcm2835 uses without a
+ * device-tree clock): a transfer takes its wire time, 9 clocks (8 bits and the acknowledge) per
+ * byte, an address byte per message, up to and including the address byte a NAK ends it at.
+ * master_xfer returns only once that time has passed since it got the transfer, as a real
+ * adapter's does (i2c-bcm2835 waits for the controller's DONE interrupt), so a program's wait
+ * after a write starts after the last byte has crossed the wire. The wait is an hrtimer sleep to
+ * an absolute deadline on CLOCK_MONOTONIC: it can end late (host scheduling), never early.
+ *
  * The record (debugfs, <debugfs>/i2c-plain/record): one text line per i2c_msg, in order,
- *     <transaction> <seconds.nanoseconds> <message>/<messages> <w|r> 0x<address> <ack|nak> <length> <hex bytes|->
+ *     <transaction> <start s.nnnnnnnnn> <end s.nnnnnnnnn> <message>/<messages> <w|r> 0x<address> <ack|nak> <length> <hex bytes|->
  * A transaction is one master_xfer call (one START ... STOP; its messages are joined by repeated
- * STARTs); the time is CLOCK_MONOTONIC (ktime_get_ns()) when the adapter got the transfer, the
- * clock of the program's own log stamps. A NAK'd message is recorded with the bytes that were
- * offered and nothing after it in that transaction. Writing anything to the file clears the
+ * STARTs); the times are CLOCK_MONOTONIC (ktime_get_ns()), the clock of the program's own log
+ * stamps: start when the adapter got the transfer (its first byte goes on the wire then), end when
+ * master_xfer returned, never earlier than start plus the wire time. hd44780-decode lays the bytes
+ * out from start at the same rate and checks that end. A NAK'd message is recorded with the bytes
+ * that were offered and nothing after it in that transaction. Writing anything to the file clears the
  * record (the transaction numbers go on). When the record is full (4 MiB of text), further lines
  * are dropped and the file ends with a line "overflow <dropped lines>".
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 #include <linux/i2c.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
@@ -45,9 +57,14 @@ static bool present = true;
 module_param(present, bool, 0644);
 MODULE_PARM_DESC(present, "1: the device acknowledges; 0: it has vanished (NAK, -EREMOTEIO)");
 
+static unsigned int clock_frequency = 100000;
+module_param(clock_frequency, uint, 0444);
+MODULE_PARM_DESC(clock_frequency,
+		 "SCL rate in Hz, 10000-3400000 (default 100000): a transfer returns after its wire time at this rate");
+
 #define RECORD_SIZE (4 << 20)
 /* The longest line: the fixed fields plus two hex digits per byte of the longest message. */
-#define LINE_OVERHEAD 96
+#define LINE_OVERHEAD 128
 
 static DEFINE_MUTEX(lock);
 static char *record;
@@ -58,7 +75,7 @@ static u8 port = 0xff;
 static struct dentry *debug_dir;
 
 /* Appends one line for a message; called with the lock held. */
-static void record_message(unsigned long long transaction, u64 ns, int index, int count,
+static void record_message(unsigned long long transaction, u64 start, u64 end, int index, int count,
 			   const struct i2c_msg *msg, bool acked)
 {
 	size_t need = LINE_OVERHEAD + 2 * (size_t)msg->len;
@@ -70,9 +87,10 @@ static void record_message(unsigned long long transaction, u64 ns, int index, in
 		return;
 	}
 	at = record_length;
-	at += scnprintf(record + at, RECORD_SIZE - at, "%llu %llu.%09llu %d/%d %c 0x%02x %s %u ",
-			transaction, ns / NSEC_PER_SEC, ns % NSEC_PER_SEC, index + 1, count,
-			(msg->flags & I2C_M_RD) ? 'r' : 'w', msg->addr, acked ? "ack" : "nak", msg->len);
+	at += scnprintf(record + at, RECORD_SIZE - at, "%llu %llu.%09llu %llu.%09llu %d/%d %c 0x%02x %s %u ",
+			transaction, start / NSEC_PER_SEC, start % NSEC_PER_SEC, end / NSEC_PER_SEC,
+			end % NSEC_PER_SEC, index + 1, count, (msg->flags & I2C_M_RD) ? 'r' : 'w', msg->addr,
+			acked ? "ack" : "nak", msg->len);
 	if (msg->len == 0)
 		at += scnprintf(record + at, RECORD_SIZE - at, "-");
 	for (i = 0; i < msg->len; i++)
@@ -81,33 +99,60 @@ static void record_message(unsigned long long transaction, u64 ns, int index, in
 	record_length = at;
 }
 
+/* Sleeps until CLOCK_MONOTONIC reaches deadline (nanoseconds); never returns before it. */
+static void wait_until(u64 deadline)
+{
+	ktime_t expires = ns_to_ktime(deadline);
+
+	while (ktime_get_ns() < deadline) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		schedule_hrtimeout_range(&expires, 0, HRTIMER_MODE_ABS);
+	}
+}
+
 static int plain_xfer(struct i2c_adapter *adapter, struct i2c_msg *msgs, int num)
 {
-	u64 ns = ktime_get_ns();
+	u64 start = ktime_get_ns();
+	u64 byte_ns = 9ULL * NSEC_PER_SEC / clock_frequency;
+	u64 wire_bytes = 0;
 	unsigned long long transaction;
+	u64 end;
+	int sent = 0; /* messages that went on the wire, the NAK'd one included */
+	bool nak = false;
 	int i, j;
 
+	/* The device's side, at the start: the i2c core serializes transfers on this adapter. */
 	mutex_lock(&lock);
 	transaction = ++transactions;
-	for (i = 0; i < num; i++) {
+	for (i = 0; i < num && !nak; i++) {
 		struct i2c_msg *msg = &msgs[i];
 		bool acked = READ_ONCE(present) && msg->addr == READ_ONCE(address) &&
 			     !(msg->flags & I2C_M_TEN);
 
-		if (acked && (msg->flags & I2C_M_RD)) {
+		sent++;
+		wire_bytes += 1; /* the address byte */
+		if (!acked) {
+			nak = true;
+			break;
+		}
+		wire_bytes += msg->len;
+		if (msg->flags & I2C_M_RD) {
 			for (j = 0; j < msg->len; j++)
 				msg->buf[j] = port;
-		}
-		record_message(transaction, ns, i, num, msg, acked);
-		if (!acked) {
-			mutex_unlock(&lock);
-			return -EREMOTEIO;
-		}
-		if (!(msg->flags & I2C_M_RD) && msg->len > 0)
+		} else if (msg->len > 0) {
 			port = msg->buf[msg->len - 1];
+		}
 	}
 	mutex_unlock(&lock);
-	return num;
+
+	wait_until(start + wire_bytes * byte_ns);
+	end = ktime_get_ns();
+
+	mutex_lock(&lock);
+	for (i = 0; i < sent; i++)
+		record_message(transaction, start, end, i, num, &msgs[i], !(nak && i == sent - 1));
+	mutex_unlock(&lock);
+	return nak ? -EREMOTEIO : num;
 }
 
 static u32 plain_functionality(struct i2c_adapter *adapter)
@@ -172,6 +217,10 @@ static int __init plain_init(void)
 
 	if (address < 0x08 || address > 0x77) {
 		pr_err("i2c-plain: address 0x%x is outside 0x08-0x77\n", address);
+		return -EINVAL;
+	}
+	if (clock_frequency < 10000 || clock_frequency > 3400000) {
+		pr_err("i2c-plain: clock_frequency %u Hz is outside 10000-3400000\n", clock_frequency);
 		return -EINVAL;
 	}
 	record = vmalloc(RECORD_SIZE);

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # cache, abi, kernel_dir, module_dir, systemd_timeout: scripts/vm-test's
+# shellcheck disable=SC2154 # cache, abi, kernel_dir, module_dir, systemd_timeout, debian_mirror: scripts/vm-test's
 # The host side of the systemd VM (sourced by scripts/vm-test; uses its variables and functions:
-# cache, kernel_dir, module_dir, abi, step, die, as_root).
+# cache, kernel_dir, module_dir, abi, step, die, as_root, debian_mirror: the mirror of the
+# machine's apt configuration that serves bookworm, vm/apt-sources.sh).
 #
 # The guest: Debian 12 (bookworm) with systemd as PID 1, made by debootstrap from the Debian
 # archive (minbase + systemd, udev, dbus, kmod, procps, gpiod and the .deb's libraries), booted
@@ -20,7 +21,7 @@
 # this recipe's version, so a change of either makes a new tree.
 
 systemd_suite=bookworm
-systemd_mirror=${VM_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+systemd_mirror=$debian_mirror
 systemd_packages=systemd,systemd-sysv,udev,dbus,kmod,procps,gpiod,libgpiod2,libi2c0
 # Bump when the debootstrap step or its clean-up changes.
 systemd_recipe=1
@@ -39,7 +40,10 @@ systemd_rootfs_tar() { # prints the cached tarball's path, building it first whe
         step "debootstrap $systemd_suite (minbase + $systemd_packages) from $systemd_mirror" >&2
         as_root rm -rf "$tree"
         mkdir -p "$systemd_cache"
-        if ! as_root debootstrap --variant=minbase --include="$systemd_packages" \
+        # debootstrap does not read apt's configuration: apt's HTTP proxy, if any, as http_proxy.
+        local proxy
+        proxy=${http_proxy:-$(apt_http_proxy)}
+        if ! as_root env ${proxy:+"http_proxy=$proxy"} debootstrap --variant=minbase --include="$systemd_packages" \
             "$systemd_suite" "$tree" "$systemd_mirror" >"$systemd_cache/debootstrap.log" 2>&1; then
             tail -n 30 "$systemd_cache/debootstrap.log" >&2
             die "debootstrap failed (log: $systemd_cache/debootstrap.log)"
