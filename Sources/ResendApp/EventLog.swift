@@ -244,7 +244,7 @@ private func entryRecord(_ event: EntryEvent) -> LogRecord? {
 /// `verify finished result=accepted exit=0 ms=80`, `result=rejected exit=1`, `result=failed exit=3`
 /// or `signal=9`, `result=timeout after_ms=5000 killed=0`, `result=not_started reason="..."`. The
 /// command's output is not logged: it might echo the code.
-func verifyRecord(_ ending: SendOutcome.Ending, duration: TimeSpan) -> LogRecord {
+func verifyRecord(_ ending: CommandOutcome.Ending, duration: TimeSpan) -> LogRecord {
     var fields: [LogField]
     switch ending {
     case .exited(let code):
@@ -293,7 +293,7 @@ private func controllerRecord(_ event: ControllerEvent, sendOutput: Bool) -> Log
 /// `send finished result=timeout after_ms=10000 killed=1`, `send finished result=not_started reason="..."`;
 /// when the command wrote anything, `output_bytes=N` (what it wrote, counted), or with `showOutput`
 /// (`send.logOutput`) `output="..."` (escaped, the kept bytes) and `dropped_output_bytes=N`.
-func sendRecord(_ outcome: SendOutcome, superseded: Bool, showOutput: Bool) -> LogRecord {
+func sendRecord(_ outcome: CommandOutcome, superseded: Bool, showOutput: Bool) -> LogRecord {
     var fields: [LogField]
     switch outcome.ending {
     case .exited(let code):

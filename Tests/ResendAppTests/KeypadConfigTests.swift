@@ -124,10 +124,10 @@ struct KeypadTextsConfigTests {
         let text = keypad(#"entry: {lockoutSeconds: [86400]}, texts: {lockedLabel: "Wait {s}", closedTitle: "Out of order", tooLong: "Only {n} digits"}"#)
         #expect(checkConfig(text).code == .ok)
         let config = try DeviceConfig.parse(text: text, source: "t.json5")
-        let pad = config.keypad.coordinator(controller: ControllerConfig(duration: .seconds(60)))
-        #expect(pad.entry.config.texts.lockedLabel == "Wait {s}")
-        #expect(pad.entry.config.texts.closedTitle == "Out of order")
-        #expect(pad.entry.config.lockedLabel(seconds: 86_400, columns: 16) == "Wait 24:00:00")
+        let pad = deviceCoordinator(controller: ControllerConfig(duration: .seconds(60)), button: Debouncer(), keypad: config.keypad)
+        #expect(pad.entry?.config.texts.lockedLabel == "Wait {s}")
+        #expect(pad.entry?.config.texts.closedTitle == "Out of order")
+        #expect(pad.entry?.config.lockedLabel(seconds: 86_400, columns: 16) == "Wait 24:00:00")
         #expect(checkConfig(keypad(#"entry: {lockoutSeconds: [86400]}"#)).code == .ok, "Try again (24h) fits 16 columns")
     }
 

@@ -23,6 +23,15 @@ private func simulate(_ arguments: [String], files: [String: String] = keypadCon
 
 @Suite("Simulator with a keypad")
 struct KeypadSimulatorTests {
+    @Test("the button keeps its own debounce settings beside the keypad's: --debounce 20 with keypad.debounceMs 60 counts a press at +20 ms, a key at +60 ms")
+    func buttonKeepsItsDebounce() {
+        let result = simulate(["--debounce", "20", "--script", "press@0 key@2:5 end@4"], files: keypadConfig("debounceMs: 60"))
+        #expect(result.code == .ok)
+        #expect(result.err == [])
+        #expect(result.out.contains(screen("0.020", "Code: ________", "Resend (60)")))
+        #expect(result.out.contains(screen("2.060", "Code: *_______", "Resend (58)")))
+    }
+
     @Test("a send, a wrong code with the attempts left, then the right one: the screens on 16x2 and the output line pulsed")
     func wrongThenAccepted() {
         let result = simulate(
@@ -284,11 +293,13 @@ struct InteractiveKeypadTests {
             + [(Instant.origin + .seconds(4), UInt8(ascii: "x")), (Instant.origin + .seconds(8), UInt8(ascii: "q"))]
         var keypad = DeviceConfig.Keypad()
         keypad.enabled = true
-        var loop = KeypadLoop(
+        let environment = DeviceEnvironment(
             source: KeyboardButton(keys: TypedBytes(clock: clock, keys: bytes), clock: clock, bounceKey: "b", clearHold: .milliseconds(1_000)),
-            display: started.display, led: device.led, output: output, clock: clock, observer: renderer,
-            pad: keypad.coordinator(controller: settings.controllerConfig), runner: NoCommandRunner(), verifier: NoCodeVerifier(),
-            store: MemoryStateStorage(), wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock), persistence: false)
+            display: started.display, led: device.led, strike: output, clock: clock, observer: renderer,
+            wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock))
+        var loop = EventLoop(
+            environment: environment,
+            coordinator: deviceCoordinator(controller: settings.controllerConfig, button: settings.makeDebouncer(), keypad: keypad))
         try loop.run()
         let typedField = try #require(drawings.firstIndex { $0.contains("│Code: ***_____  │") })
         #expect(drawings[typedField...].contains { $0.contains("│Code: ________  │") })

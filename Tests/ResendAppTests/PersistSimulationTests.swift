@@ -177,12 +177,15 @@ struct PersistRestartTests {
         let clock = ManualClock()
         let wall = ManualWallClock(wall0, following: clock)
         let storage = MemoryStateStorage()
-        var loop = EventLoop(
+        let environment = TestEnvironment(
             source: VirtualEventSource(clock: clock, edges: ButtonScript.press(at: .origin + .seconds(1), holdFor: .milliseconds(100))),
-            display: LabelDisplay(), led: NoLED(), clock: clock,
-            observer: WallJumper(wall: wall, jumpAt: .origin + .seconds(2), jump: .seconds(jump)),
-            controller: ResendController(config: ControllerConfig(duration: .seconds(5))), debouncer: Debouncer(window: .milliseconds(20)),
-            runner: NoCommandRunner(), store: storage, wallClock: wall)
+            display: LabelDisplay(), led: NoLED(), strike: NoStrike(), clock: clock,
+            observer: WallJumper(wall: wall, jumpAt: .origin + .seconds(2), jump: .seconds(jump)), sender: NoCommandRunner(),
+            verifier: NoCodeVerifier(), store: storage, wallClock: wall)
+        var loop = EventLoop(
+            environment: environment,
+            coordinator: deviceCoordinator(
+                controller: ControllerConfig(duration: .seconds(5)), button: Debouncer(window: .milliseconds(20)), keypad: nil))
         try loop.run()
         #expect(loop.observer.jumped)
         #expect(loop.display.frames.map(\.0) == [0, 1_020, 2_020, 3_020, 4_020, 5_020, 6_020, 6_020].map { Instant.origin + .milliseconds($0) })

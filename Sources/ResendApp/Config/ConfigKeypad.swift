@@ -28,7 +28,7 @@ extension DeviceConfig {
         public var settleMicroseconds = 10
         /// `keypad.device`: the evdev device, e.g. "/dev/input/by-path/platform-keypad-event".
         public var device: String? = nil
-        /// `keypad.debounceMs`: every key's debounce window.
+        /// `keypad.debounceMs`: every keypad key's debounce window (the button keeps `button.debounceMs`).
         public var debounceMs = 20
         /// `keypad.sendKey`: the key that presses Send/Resend: "button" (the push-button) or a
         /// letter key "A"-"D" (a keypad alone runs the device).
