@@ -16,11 +16,15 @@
 #   keypad-4   matrix: rows only driven low or left open, never two against each other (the
 #              module's record)
 #   keypad-5   matrix: idle with a keypad: no wake-ups in 3 s (context switches), no scanning
+#   keypad-pulldown-rows  matrix on the Pi's reset pulls (rows 3 and 4 on pull-down pins): the
+#              rows are held with a pull-up, no phantom key, a code with an 8 accepted
 #   keypad-6   evdev: the same flow through uinput, accepted, the door pulses; a reader without
 #              the grab gets no key while run holds the device (EVIOCGRAB: no console sees keys)
 #   keypad-7   evdev: the keypad unplugged (with * held) and plugged back mid-entry; the held key
 #              is released, the code completes
 #   keypad-8   evdev: idle, no wake-ups in 3 s
+#   keypad-9   evdev: run stalled (SIGSTOP) while the keypad overflows its event buffer
+#              (SYN_DROPPED): a lost release of a held * and a lost press come out right
 # keypad-1..8 SKIP (with the reason) while `run` does not drive the keypad yet. The exit status
 # is the number of failed scenarios.
 # shellcheck disable=SC2317 # predicates are called through wait_until
@@ -132,7 +136,8 @@ kp_start() {
 }
 kp() { echo "$*" >&3; }
 kp_stop() { kp quit; exec 3>&-; wait "$KP_PID" 2>/dev/null; rm -f "$KP_DEVICE"; }
-kp_answers() { grep -c "$1" "$KP_OUT" 2>/dev/null; }
+# kp_answers PATTERN: answer lines so far (0 before uinput-keypad has made its output file).
+kp_answers() { n=$(grep -c "$1" "$KP_OUT" 2>/dev/null); echo "${n:-0}"; }
 # kp_do ANSWER COMMAND...: sends the command and waits (10 s) for one more answer line ANSWER.
 kp_do() {
     answer=$1
@@ -500,6 +505,115 @@ scenario_matrix() {
     fi
 }
 
+# --- keypad-pulldown-rows: the rows on pull-down pins ---------------------------------------------
+# The README's wiring on a Pi: rows GPIO5 and GPIO6 reset to pull-up, rows GPIO13 and GPIO19 and
+# the columns GPIO12, GPIO16, GPIO20 to pull-down (BCM2835 ARM Peripherals, the GPIO pull table).
+# The Pi has no open-drain pads: a released row is an input that keeps its pad's pull unless the
+# request sets a bias. gpio-keymatrix gets those reset pulls through its `pulls` file; a key that
+# joins a pulled-up column to a pulled-down released row reads 0 there (undefined on a Pi), so a
+# scan sees the key in every row: a phantom key. First the model alone (libgpiod's tools), then
+# run with the matrix: the code typed with a key in a pulled-down row (the 8) must be accepted,
+# the rows held with a pull-up, and no undefined level recorded while run scans.
+PI_PULLS="uudd ddd"
+# row_drive_times: from the module's record, how long each row was driven low within a scan (the
+# settle wait plus reading the columns), in microseconds: "count min median max".
+row_drive_times() {
+    km_record | awk '$2 == "drive" && $3 ~ /^KP_R/ {
+            if ($4 == "low") { start[$3] = $1 }
+            else if ($4 == "none" && start[$3] != "") { d = ($1 - start[$3]) * 1e6; if (d < 2000) printf "%.1f\n", d; start[$3] = "" } }' |
+        sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%d %s %s %s", NR, v[1], v[int((NR + 1) / 2)], v[NR]; else print "0 - - -" }'
+}
+rows_bias() { awk '$1 ~ /^KP_R/ { printf "%s%s", sep, $4; sep = " " }' "$KM/lines"; }
+undefined_count() { km_record | grep -c ' undefined '; }
+scenario_pulldown_rows() {
+    id=keypad-pulldown-rows
+    begin "$id" "matrix on the Pi's reset pulls (rows 3 and 4 pull down): no phantom keys; the code with an 8 accepted"
+    if ! echo "$PI_PULLS" > "$KM/pulls"; then
+        fail "$id" "gpio-keymatrix refused the reset pulls '$PI_PULLS' (a line still requested?)"
+        return
+    fi
+    chip=$(keymatrix_chip)
+    # The model: key 8 (row 2, column 1) held, row 0 driven low; row 2 not requested (its reset
+    # pull-down), then requested released with a pull-up.
+    km_key press 2 1
+    gpioset --drive=open-drain --mode=signal "$chip" 0=0 &
+    setter=$!
+    sleep 0.3
+    as_is=$(gpioget --bias=pull-up "$chip" 4 5 6)
+    kill "$setter"; wait "$setter"
+    gpioset --drive=open-drain --bias=pull-up --mode=signal "$chip" 0=0 2=1 &
+    setter=$!
+    sleep 0.3
+    pulled_up=$(gpioget --bias=pull-up "$chip" 4 5 6)
+    kill "$setter"; wait "$setter"
+    km_release_all
+    echo "key 8 held, row 0 low: columns '$as_is' with row 2 on its reset pull-down, '$pulled_up' with row 2 pulled up"
+    # A power cycle: every line back to its reset pull (gpioset's pull-up stayed, as on a Pi).
+    echo "$PI_PULLS" > "$KM/pulls"
+    echo "reset pulls: $(cat "$KM/pulls")"
+
+    config=/tmp/keypad-pulls.json5
+    log=/tmp/keypad-pulls.log
+    rm -f /tmp/keypad-pulls.state
+    write_verify
+    write_keypad_config "$config" matrix /tmp/keypad-pulls.state
+    record_clear
+    km_record_clear
+    start_keypad_run "$log" "$config" matrix
+    status=$?
+    if [ "$status" != 0 ]; then
+        stop_run
+        show_log "$log"
+        if [ "$status" = 2 ]; then skip "$id" "$NOT_WIRED"; else fail "$id" "run --config with the matrix keypad did not come up within 10 s (exit $RUN_STATUS)"; fi
+        echo > "$KM/pulls"
+        return
+    fi
+    held_bias=$(rows_bias)
+    echo "run holds the rows: bias $held_bias; $KM/lines:"; sed 's/^/    /' "$KM/lines"
+    press_button
+    wait_until 5 entry_open "$log"
+    matrix_type "$CODE#"
+    DOOR_SEEN=0
+    wait_until 5 door_is 1 && DOOR_SEEN=1
+    wait_until 3 pulse_ended "$log"
+    DOOR_AFTER=$(door_value)
+    undefined=$(undefined_count)
+    stop_run
+    # shellcheck disable=SC2046 # four numbers
+    set -- $(row_drive_times)
+    echo "rows driven low within a scan: $1 times, for min $2 us, median $3 us, max $4 us (the settle wait plus reading 3 columns; qemu TCG)"
+    show_log "$log"
+    decode /tmp/keypad-pulls.glass
+    echo "the glass (transactions that changed it):"
+    sed 's/^[^|]*/    /' /tmp/keypad-pulls.glass | uniq
+    echo "the verify command got codes of length: $(tr '\n' ' ' <"$VERIFY_CALLS" 2>/dev/null)"
+    echo "undefined levels recorded while run scanned: $undefined"
+    km_record | grep ' undefined ' | head -n 5 | sed 's/^/    /'
+    door_pulse_check "$log"
+    echo "$DOOR_TEXT"
+    # The next scenarios: no pulls, as before this one.
+    echo > "$KM/pulls"
+
+    if [ "$as_is" != "1 0 1" ] || [ "$pulled_up" != "1 1 1" ]; then
+        fail "$id" "the model: key 8 held with row 0 low read '$as_is' (row 2 pulled down; want the phantom '1 0 1') and '$pulled_up' (row 2 pulled up; want '1 1 1')"
+    elif ! grep -q ' verify finished result=accepted exit=0' "$log"; then
+        fail "$id" "the code was not accepted ($(grep -o 'code submitted length=[0-9]*' "$log" | tr '\n' ' ' | sed 's/ $//'), $(grep -o 'code rejected[^|]*' "$log" | head -n 1)); the field last showed '$(last_field /tmp/keypad-pulls.glass)'; $undefined undefined levels recorded (a key joining a pulled-up column to a pulled-down released row); rows held with bias '$held_bias'"
+    elif ! grep -q ' code submitted length=4' "$log"; then
+        fail "$id" "no 'code submitted length=4' (phantom keys typed?)"
+    elif [ "$held_bias" != "up up up up" ]; then
+        fail "$id" "run held the rows with bias '$held_bias', not 'up up up up'"
+    elif [ "$undefined" != 0 ]; then
+        fail "$id" "$undefined undefined levels recorded while run scanned"
+    elif [ "$DOOR_OK" != 1 ]; then
+        fail "$id" "the door did not pulse 1.0 s: $DOOR_TEXT"
+    elif ! glass_has /tmp/keypad-pulls.glass "Code accepted"; then
+        fail "$id" "the glass never showed 'Code accepted'"
+    else
+        pass "$id" "reset pulls $PI_PULLS (the model reads a phantom '$as_is' on a pulled-down row, '$pulled_up' pulled up); run held the rows with bias '$held_bias', the code with an 8 (row 3, pull-down pin) accepted: code submitted length=4, door pulse, 'Code accepted' on the glass; no undefined level while scanning"
+    fi
+}
+# --- end of keypad-pulldown-rows -------------------------------------------------------------------
+
 # --- keypad-6..8: evdev through uinput -----------------------------------------------------------
 scenario_evdev() {
     begin keypad-6 "evdev: the flow through a uinput keypad, grabbed; (keypad-7 unplug and replug mid-entry, keypad-8 idle)"
@@ -606,6 +720,100 @@ scenario_evdev() {
     fi
 }
 
+# --- keypad-9: evdev, events dropped while run stalls (SYN_DROPPED) ------------------------------
+# Its own run. `24` typed, `*` pressed (deleting the 4), then run stopped (SIGSTOP) 0.2 s later.
+# While it is stopped, queued at once through the fifo: `*` released, 4 pressed, a flood of 400
+# events of an ignored key (KEY_X; the reader's buffer holds 64), 4 released 0.2 s later, 6
+# typed. The kernel drops the oldest: the release of `*` and the press of 4. Then SIGCONT, 1.5 s
+# after `*` went down (its hold-to-clear is 1 s). Right: `keypad events lost`, the field shows
+# `Code: ***___` (2, 4, 6: the `*` released at the drop, not held on until it cleared the field;
+# the 4 pressed at the drop and released after it), and `8#` completes the code: accepted, the
+# door pulses. Without the repair the held `*` clears the field and the 4 is lost: no code.
+scenario_evdev_drop() {
+    begin keypad-9 "evdev: run stalled while the keypad overflows its buffer (SYN_DROPPED): a lost release and a lost press made up"
+    if [ "$HAVE_UINPUT" != 1 ]; then
+        skip keypad-9 "no uinput in the guest"
+        return
+    fi
+    config=/tmp/keypad-drop.json5
+    log=/tmp/keypad-drop.log
+    rm -f /tmp/keypad-drop.state
+    write_verify
+    write_keypad_config "$config" evdev /tmp/keypad-drop.state
+    record_clear
+    kp_start
+    if ! kp_plug; then
+        kp_stop
+        fail keypad-9 "uinput-keypad could not plug: $(cat "$KP_OUT")"
+        return
+    fi
+    start_keypad_run "$log" "$config" evdev
+    status=$?
+    if [ "$status" != 0 ]; then
+        stop_run
+        kp_stop
+        show_log "$log"
+        if [ "$status" = 2 ]; then skip keypad-9 "$NOT_WIRED"; else fail keypad-9 "run --config with the evdev keypad did not come up within 10 s (exit $RUN_STATUS)"; fi
+        return
+    fi
+    press_button
+    wait_until 5 entry_open "$log"
+    kp_do typed type 24 150 50
+    sleep 0.3
+    kp_do "down" down '*'
+    sleep 0.2
+    kill -STOP "$RUN_PID"
+    stopped_at=$(now)
+    flooded_before=$(kp_answers flooded)
+    typed_before=$(kp_answers typed)
+    kp up '*'
+    kp down 4
+    kp flood 100
+    kp sleep 200
+    kp up 4
+    kp sleep 150
+    kp type 6
+    wait_until 10 kp_answered typed "$typed_before"
+    sleep 1
+    kill -CONT "$RUN_PID"
+    continued_at=$(now)
+    sleep 0.6
+    decode /tmp/keypad-drop.glass1
+    field_after_stall=$(last_field /tmp/keypad-drop.glass1)
+    kp_do typed type "8#" 150 50
+    DOOR_SEEN=0
+    wait_until 5 door_is 1 && DOOR_SEEN=1
+    wait_until 3 pulse_ended "$log"
+    DOOR_AFTER=$(door_value)
+    stop_run
+    kp_stop
+    show_log "$log"
+    decode /tmp/keypad-drop.glass
+    echo "the glass (transactions that changed it):"
+    sed 's/^[^|]*/    /' /tmp/keypad-drop.glass | uniq
+    echo "uinput-keypad: $(tr '\n' ';' <"$KP_OUT")"
+    flooded=$(kp_answers flooded)
+    echo "run stopped for $(difference "$stopped_at" "$continued_at") s; flood answered: $((flooded - flooded_before)); field after SIGCONT: '$field_after_stall'"
+    door_pulse_check "$log"
+    echo "$DOOR_TEXT"
+    if [ "$flooded" -le "$flooded_before" ]; then
+        fail keypad-9 "uinput-keypad did not flood"
+    elif [ "$field_after_stall" != "Code: ***___" ]; then
+        fail keypad-9 "after SIGCONT the field shows '$field_after_stall', not 'Code: ***___' (2, then 4 whose press was dropped, then 6; the * released at the drop, so no hold-to-clear)"
+    elif ! has "$log" "keypad events lost"; then
+        fail keypad-9 "no 'keypad events lost' in the log: the kernel dropped nothing, or run did not see SYN_DROPPED"
+    elif ! grep -q ' code submitted length=4' "$log" || ! grep -q ' verify finished result=accepted exit=0' "$log"; then
+        fail keypad-9 "the code did not complete: $(grep -E 'code submitted|verify finished' "$log" | tr '\n' ';')"
+    elif grep -q "$CODE" "$log"; then
+        fail keypad-9 "the code's digits are in the log"
+    elif [ "$DOOR_OK" != 1 ]; then
+        fail keypad-9 "the door did not pulse 1.0 s: $DOOR_TEXT"
+    else
+        pass keypad-9 "run stopped $(difference "$stopped_at" "$continued_at") s while 400+ events overflowed its buffer: '$(line_of "$log" "keypad events lost" | cut -d' ' -f2-)', the held * released (no hold-to-clear), the dropped press of 4 made up: field 'Code: ***___'; 8# completed the code, accepted, door 1 for $(difference "$(stamp "$log" "output active")" "$(pulse_end "$log")") s"
+    fi
+}
+# --- end of keypad-9 -------------------------------------------------------------------------------
+
 # KEYPAD_LIBRARY=1: only the definitions above (for exploring with vm-test --scenarios).
 [ -n "${KEYPAD_LIBRARY:-}" ] && return 0
 
@@ -617,6 +825,8 @@ fi
 setup_uinput || echo "uinput: not available"
 scenario_hw
 scenario_matrix
+scenario_pulldown_rows
 scenario_evdev
+scenario_evdev_drop
 echo "keypad scenarios: $(difference "$started_at" "$(now)") s"
 exit "$failures"

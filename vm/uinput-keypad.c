@@ -12,6 +12,10 @@
  *     type KEYS [GAP [HOLD]] press and release each key of KEYS in turn: held HOLD ms (default
  *                           50), then GAP ms (default 150) before the next; answer "typed <n>"
  *     down K / up K         press or release one key; answer "down K" / "up K"
+ *     flood N               N presses and releases of KEY_X, each event with its SYN_REPORT, as
+ *                           fast as they can be written (4N events: more than the 64 a reader's
+ *                           buffer holds, drivers/input/evdev.c, overflows a reader that stalls);
+ *                           answer "flooded N"
  *     sleep MS              answer "slept MS"
  *     quit (or end of input) destroy the device and exit 0
  * Keys: 0-9 as the numeric keypad's KEY_KP0..KEY_KP9 (with --top-row before them on the command
@@ -298,6 +302,16 @@ int main(int argc, char **argv) {
                 printf("%.3f %s %s\n", monotonic_seconds(), command, text);
                 fflush(stdout);
             }
+        } else if (strcmp(command, "flood") == 0 && fields == 2) {
+            long n = strtol(text, NULL, 10), done = 0;
+            if (n < 1 || n > 100000) {
+                answer("error %s", line, 0);
+                continue;
+            }
+            while (done < n && key(KEY_X, 1) == 0 && key(KEY_X, 0) == 0) {
+                done++;
+            }
+            answer("flooded %s%ld", "", done);
         } else if (strcmp(command, "sleep") == 0 && fields == 2) {
             long ms = strtol(text, NULL, 10);
             if (ms < 0 || ms > 600000) {

@@ -69,3 +69,12 @@ int rb_evdev_key_bits(int fd, uint8_t *bits, int size) {
     memset(bits, 0, (size_t)size);
     return ioctl(fd, EVIOCGBIT(EV_KEY, size), bits);
 }
+
+int rb_evdev_key_state(int fd, uint8_t *bits, int size) {
+    if (size <= 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    memset(bits, 0, (size_t)size);
+    return ioctl(fd, EVIOCGKEY(size), bits);
+}

@@ -164,9 +164,11 @@ int rb_gpio_request_output(const char *chip_path, unsigned int offset, bool acti
     return request_output_v1(chip_path, offset, flags, initially_active, consumer, out);
 }
 
-int rb_gpio_request_open_drain_output(const char *chip_path, unsigned int offset, bool active_low,
-                                      bool initially_active, const char *consumer, rb_gpio_request **out) {
-    int flags = GPIOD_LINE_REQUEST_FLAG_OPEN_DRAIN | (active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0);
+int rb_gpio_request_open_drain_output(const char *chip_path, unsigned int offset, rb_gpio_bias bias,
+                                      bool active_low, bool initially_active, const char *consumer,
+                                      rb_gpio_request **out) {
+    int flags = GPIOD_LINE_REQUEST_FLAG_OPEN_DRAIN | bias_flags(bias)
+              | (active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0);
     return request_output_v1(chip_path, offset, flags, initially_active, consumer, out);
 }
 
@@ -317,12 +319,13 @@ int rb_gpio_request_input(const char *chip_path, unsigned int offset, rb_gpio_bi
 }
 
 static int request_output_v2(const char *chip_path, unsigned int offset, bool active_low,
-                             bool initially_active, enum gpiod_line_drive drive, const char *consumer,
-                             rb_gpio_request **out) {
+                             bool initially_active, enum gpiod_line_drive drive, rb_gpio_bias bias,
+                             const char *consumer, rb_gpio_request **out) {
     struct gpiod_line_settings *settings = gpiod_line_settings_new();
     if (settings == NULL) return -1;
     int failed = gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_OUTPUT) < 0
               || gpiod_line_settings_set_drive(settings, drive) < 0
+              || gpiod_line_settings_set_bias(settings, v2_bias(bias)) < 0
               || gpiod_line_settings_set_output_value(
                      settings, initially_active ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE) < 0;
     struct gpiod_line_request *line_request = NULL;
@@ -339,12 +342,15 @@ static int request_output_v2(const char *chip_path, unsigned int offset, bool ac
 
 int rb_gpio_request_output(const char *chip_path, unsigned int offset, bool active_low,
                            bool initially_active, const char *consumer, rb_gpio_request **out) {
-    return request_output_v2(chip_path, offset, active_low, initially_active, GPIOD_LINE_DRIVE_PUSH_PULL, consumer, out);
+    return request_output_v2(chip_path, offset, active_low, initially_active, GPIOD_LINE_DRIVE_PUSH_PULL,
+                             RB_GPIO_BIAS_AS_IS, consumer, out);
 }
 
-int rb_gpio_request_open_drain_output(const char *chip_path, unsigned int offset, bool active_low,
-                                      bool initially_active, const char *consumer, rb_gpio_request **out) {
-    return request_output_v2(chip_path, offset, active_low, initially_active, GPIOD_LINE_DRIVE_OPEN_DRAIN, consumer, out);
+int rb_gpio_request_open_drain_output(const char *chip_path, unsigned int offset, rb_gpio_bias bias,
+                                      bool active_low, bool initially_active, const char *consumer,
+                                      rb_gpio_request **out) {
+    return request_output_v2(chip_path, offset, active_low, initially_active, GPIOD_LINE_DRIVE_OPEN_DRAIN,
+                             bias, consumer, out);
 }
 
 int rb_gpio_request_fd(rb_gpio_request *request) { return gpiod_line_request_get_fd(request->request); }

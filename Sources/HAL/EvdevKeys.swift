@@ -8,8 +8,19 @@
 /// drivers are usually given in device trees (KEY_NUMERIC_0..9, KEY_NUMERIC_STAR/POUND/A..D), and
 /// KEY_BACKSPACE / KEY_ENTER as `*` (delete) and `#` (submit) for USB keypads that send those.
 public enum EvdevKeys {
+    /// EV_SYN: the event type of the markers between packets of events.
+    public static let eventTypeSync: UInt16 = 0x00
     /// EV_KEY: the event type of key events.
     public static let eventTypeKey: UInt16 = 0x01
+    /// EV_SYN codes: SYN_REPORT ends a packet (the events since the last one happened at once);
+    /// SYN_DROPPED says the reader's buffer overflowed and the kernel dropped events before it
+    /// (the kernel's Documentation/input/event-codes.rst: "Client should ignore all events up to
+    /// and including next SYN_REPORT event and query the device (using EVIOCG* ioctls) to obtain
+    /// its current state").
+    public static let syncReport: UInt16 = 0
+    public static let syncDropped: UInt16 = 3
+    /// KEY_MAX (0x2ff): key codes go up to it, so a key bitmap has 0x300 bits.
+    public static let keyMax: UInt16 = 0x2ff
     /// `value` of an EV_KEY event: released, pressed, autorepeat (input-event-codes.h / the
     /// kernel's Documentation/input/input.rst, "EV_KEY events take the form KEY_<name> ... value
     /// 0 for release, 1 for press, 2 for autorepeat").

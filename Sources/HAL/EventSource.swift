@@ -1,7 +1,5 @@
 /// Something that happened outside the controller, delivered to the event loop.
 public enum LoopInput: Hashable, Sendable {
-    /// The button line changed (not yet debounced).
-    case edge(ButtonEdge)
     /// Edges of the button line may have been lost before the ones delivered (the kernel's event
     /// buffer overflowed): the loop reads the line's level (`EventSource.readButtonLevel`) and
     /// reconciles. Linux, uAPI v1 (libgpiod 1.x): 16 events per line, a full buffer drops the
@@ -11,18 +9,28 @@ public enum LoopInput: Hashable, Sendable {
     case edgesMayBeLost
     /// The user or the service manager asked to stop (SIGINT, SIGTERM, `q` in the simulator).
     case stop
-    /// A send command ended (its process was reaped); see `CommandRunner`.
-    case sendFinished(SendOutcome)
-    /// A key changed (raw, not yet debounced): from a keypad backend (GPIO matrix, evdev) or the
-    /// single button reported as `Key.button`. Loops without a keypad take only `Key.button`.
+    /// A command ended (its process was reaped): the send command's or the verify command's, as
+    /// `purpose` says; see `CommandRunner`. A verify command's outcome never carries the code.
+    case commandFinished(CommandPurpose, CommandOutcome)
+    /// A key changed (raw, not yet debounced): the single button as `Key.button` (see
+    /// `button(_:)`), or a keypad backend's key (GPIO matrix, evdev). The only way a key arrives.
     case key(KeyEvent)
-    /// The verify command ended (its process was reaped): the outcome of the check whose
-    /// `sequence` it names. Exit 0 accepted, 1 rejected, anything else an error (the keypad loop
-    /// decides; see `VerifyResult`). Never carries the code.
-    case verifyFinished(SendOutcome)
     /// An input device (an evdev keypad) went away or came back; for the log. Keys it held were
     /// delivered as releases before it.
     case inputDevice(InputDeviceEvent)
+}
+
+extension LoopInput {
+    /// The single button's raw edge, as the key `Key.button`.
+    public static func button(_ edge: ButtonEdge) -> LoopInput {
+        .key(KeyEvent(.button, edge.pressed ? .pressed : .released, at: edge.time))
+    }
+
+    /// The button's raw edge when this is a `Key.button` event; nil otherwise.
+    public var buttonEdge: ButtonEdge? {
+        guard case .key(let event) = self, event.key == .button else { return nil }
+        return ButtonEdge(pressed: event.isPress, time: event.at)
+    }
 }
 
 /// The one blocking call of the event loop: wait for inputs or a deadline.

@@ -55,8 +55,15 @@ public struct SendRequest: Hashable, Sendable {
     }
 }
 
-/// How one run of the send command ended.
-public struct SendOutcome: Hashable, Sendable {
+/// What a command the loop runs is for: sending the code (`CommandRunner` with `SendRequest`s) or
+/// verifying a code typed on the keypad (its outcome decides accepted, rejected or failed).
+public enum CommandPurpose: Hashable, Sendable {
+    case send
+    case verify
+}
+
+/// How one run of a command (the send command or the verify command) ended.
+public struct CommandOutcome: Hashable, Sendable {
     public enum Ending: Hashable, Sendable {
         /// The command exited by itself with this status (0 is success).
         case exited(code: Int32)
@@ -98,14 +105,14 @@ public struct SendOutcome: Hashable, Sendable {
 ///
 /// `start` returns at once. An outcome arrives exactly once per started request, by one of three
 /// ways: returned by `start` (the command could not start), returned by `service(now:)` (runners
-/// on virtual time), or delivered by the event source as `LoopInput.sendFinished` (a real process:
+/// on virtual time), or delivered by the event source as `LoopInput.commandFinished` (a real process:
 /// its pidfd is in the poll set). A runner that must act at a time (send SIGTERM at the time-out,
 /// SIGKILL after the grace period, complete a scripted send) names it in `nextService`; the loop
 /// then calls `service(now:)` once the monotonic clock reaches it. Several sends may run at once.
 public protocol CommandRunner {
-    mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome?
+    mutating func start(_ request: SendRequest, now: Instant) -> CommandOutcome?
     var nextService: Instant? { get }
-    mutating func service(now: Instant) -> [SendOutcome]
+    mutating func service(now: Instant) -> [CommandOutcome]
 }
 
 /// A small durable file (or flash sector) holding the controller's state across restarts.

@@ -26,6 +26,13 @@ import HAL
 ///   `service()` reports `.inputDevice(.offline)` (a notice pipe makes the set readable once).
 ///   Other errors at start (permission, not an input device, grabbed by another program) throw.
 ///
+/// - Events the kernel dropped (this reader fell behind: SYN_DROPPED) are made up for from the
+///   keys down (EVIOCGKEY, `EvdevKeyTracker`) and reported as `.inputDevice(.eventsLost)`. After
+///   every open, at start and on replug, the keys down are read too: a key already down is
+///   pressed then (at the monotonic time of the open), so a key held across an unplug, or held
+///   when the program starts, is down as the keypad says, and its release is a release. A
+///   failed read is `.inputDevice(.keysUnreadable)`, and the keys go on as the events say.
+///
 /// Autorepeat is ignored (`EvdevKeys`); event times are the kernel's, on CLOCK_MONOTONIC.
 public final class HotplugEvdevKeypad {
     /// Opens the device at a path (the real one: `EvdevKeypad(path:grab:)`; tests adopt pipes).
@@ -49,6 +56,8 @@ public final class HotplugEvdevKeypad {
     private var held: [Key] = []
     private var reported: HALError?
     private var notice: (read: Int32, write: Int32)?
+    /// What the open at start found (keys already down), delivered with the start notice.
+    private var pending: [LoopInput] = []
     private let clock = SystemClock()
 
     /// The real device, grabbed.
@@ -76,13 +85,18 @@ public final class HotplugEvdevKeypad {
         inotifyFD = inotify
         // Fully initialised from here: a throw runs deinit, which closes what is open.
         do throws(HALError) {
-            try adopt(try opener(path))
-            return
+            pending = try adopt(try opener(path))
         } catch where HotplugEvdevKeypad.isMissing(error) {
             startupError = error
             reported = error
+            try arm()
         }
-        try arm()
+        if startupError != nil || !pending.isEmpty { try armNotice() }
+    }
+
+    /// Makes the epoll set readable once (a pipe with a byte in it), for what start found.
+    private func armNotice() throws(HALError) {
+        let epoll = fileDescriptor
         var read: Int32 = -1
         var write: Int32 = -1
         _ = try Syscall.run("pipe for the keypad's start notice") { rb_output_pipe(&read, &write) }
@@ -106,6 +120,8 @@ public final class HotplugEvdevKeypad {
             if let notice, fd == notice.read {
                 closeNotice()
                 if let error = startupError, device == nil { inputs.append(.inputDevice(.offline(path: path, error: error))) }
+                inputs += pending
+                pending = []
             } else if fd == deviceFD, let device {
                 inputs += readDevice(device)
             } else if fd == inotifyFD {
@@ -130,17 +146,27 @@ public final class HotplugEvdevKeypad {
         }
         switch read {
         case .keys(let keys):
-            for key in keys {
-                if key.isPress {
-                    if !held.contains(key.key) { held.append(key.key) }
-                } else {
-                    held.removeAll { $0 == key.key }
+            return deliver(keys) + device.takeNotices().map { notice in
+                switch notice {
+                case .eventsDropped(let changes): .inputDevice(.eventsLost(path: path, changes: changes))
+                case .keysUnreadable(let error): .inputDevice(.keysUnreadable(path: path, error: error))
                 }
             }
-            return keys.map { .key($0) }
         case .disconnected:
             return goOffline(HALError(.notFound, operation: "read " + path, errno: ENODEV))
         }
+    }
+
+    /// The keys as `.key` inputs, noting which are held.
+    private func deliver(_ keys: [KeyEvent]) -> [LoopInput] {
+        for key in keys {
+            if key.isPress {
+                if !held.contains(key.key) { held.append(key.key) }
+            } else {
+                held.removeAll { $0 == key.key }
+            }
+        }
+        return keys.map { .key($0) }
     }
 
     /// Closes the device, releases its held keys, watches for its return (and tries once at once).
@@ -156,9 +182,10 @@ public final class HotplugEvdevKeypad {
 
     /// Watches (again: the nearest directory may have changed), then tries to open the device.
     private func attemptReturn() -> [LoopInput] {
+        let found: [LoopInput]
         do throws(HALError) {
             try arm()
-            try adopt(try opener(path))
+            found = try adopt(try opener(path))
         } catch {
             // Offline was said already: quiet while it is simply still missing; a failure of
             // another kind (no permission yet, grabbed by another program) is said once.
@@ -167,10 +194,12 @@ public final class HotplugEvdevKeypad {
             return [.inputDevice(.offline(path: path, error: error))]
         }
         reported = nil
-        return [.inputDevice(.online(path: path, name: name))]
+        return [.inputDevice(.online(path: path, name: name))] + found
     }
 
-    private func adopt(_ opened: EvdevKeypad) throws(HALError) {
+    /// Takes the opened device into the epoll set, then reads its keys down: returns them as
+    /// presses (or the failure to read them).
+    private func adopt(_ opened: EvdevKeypad) throws(HALError) -> [LoopInput] {
         guard let fd = opened.fileDescriptor else { throw HALError(.notFound, operation: "open " + path, errno: ENODEV) }
         let epoll = fileDescriptor
         _ = try Syscall.run("epoll_ctl add " + path) { rb_epoll_add(epoll, fd) }
@@ -184,6 +213,13 @@ public final class HotplugEvdevKeypad {
             _ = try? Syscall.run("inotify_rm_watch") { rb_inotify_unwatch(inotifyFD, watch.descriptor) }
             self.watch = nil
         }
+        let synchronized: [EvdevKeypad.KeyCode]
+        do throws(HALError) {
+            synchronized = try opened.synchronize(at: clock.now())
+        } catch {
+            return [.inputDevice(.keysUnreadable(path: path, error: error))]
+        }
+        return deliver(synchronized.compactMap { EvdevKeys.keyEvent(type: EvdevKeys.eventTypeKey, code: $0.code, value: $0.value, at: $0.at) })
     }
 
     private func dropDevice() {

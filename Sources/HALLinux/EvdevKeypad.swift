@@ -20,6 +20,9 @@ public enum EvdevRead: Hashable, Sendable {
 ///   go straight to the debouncer.
 /// - Taken exclusively (EVIOCGRAB) unless told not to, so keys do not also type into a console.
 /// - Keys are mapped by `EvdevKeys`; autorepeat (value 2) is ignored.
+/// - Events the kernel dropped (SYN_DROPPED: this reader fell behind) are made up for from the
+///   keys down (EVIOCGKEY), as `EvdevKeyTracker` describes; `takeNotices()` says so for the log.
+///   After an open, `synchronize(at:)` does the same for keys already down.
 /// - Unplugged, reads fail with ENODEV (evdev.c: evdev_read once the device no longer exists):
 ///   `read()` then closes the descriptor and says `.disconnected`; `reopen()` opens the same path
 ///   again (a /dev/input/by-path or by-id name comes back on replug; an eventN number may not).
@@ -31,6 +34,15 @@ public final class EvdevKeypad {
     /// Whether a read that finds the device gone closes the descriptor (the default); false
     /// leaves that to the owner (`close()`), which must first take it out of its poll set.
     public var closesWhenGone = true
+    /// The key codes believed down (pressed in what was delivered and not released since), in
+    /// the order they went down. Kept across `reopen()`: `synchronize(at:)` then makes up what
+    /// changed meanwhile.
+    public var keysDown: [UInt16] { tracker.down }
+
+    private var tracker = EvdevKeyTracker()
+    private var notices: [EvdevNotice] = []
+    /// Reads the codes down now; nil: EVIOCGKEY on the descriptor.
+    private let keyStateReader: (() throws(HALError) -> [UInt16])?
 
     /// Opens `path` (symbolic links followed: the by-path and by-id names are links) and grabs it
     /// when `grab`. Throws `.notFound` for a missing device, `.permission` without access (the
@@ -39,13 +51,17 @@ public final class EvdevKeypad {
     public init(path: String, grab: Bool = true) throws(HALError) {
         self.path = path
         self.grabbed = grab
+        self.keyStateReader = nil
         self.fileDescriptor = try EvdevKeypad.open(path, grab: grab)
     }
 
     /// Adopts an open descriptor (tests feed events through a pipe); no grab, no clock set.
-    init(adopting descriptor: Int32, path: String) {
+    /// `keysDown` stands in for EVIOCGKEY (a pipe has no keys: none are down by default; nil
+    /// makes the real call, which a pipe refuses).
+    init(adopting descriptor: Int32, path: String, keysDown: (() throws(HALError) -> [UInt16])? = { [] }) {
         self.path = path
         self.grabbed = false
+        self.keyStateReader = keysDown
         self.fileDescriptor = descriptor
     }
 
@@ -74,7 +90,8 @@ public final class EvdevKeypad {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Reads what is pending without blocking. Throws other read errors (EIO, ...).
+    /// Reads what is pending without blocking (all of it: the keys are read again only after it,
+    /// when events were dropped). Throws other read errors (EIO, ...).
     public func read() throws(HALError) -> EvdevRead {
         guard let raw = try readKeyCodes() else { return .disconnected }
         return .keys(raw.compactMap { EvdevKeys.keyEvent(type: EvdevKeys.eventTypeKey, code: $0.code, value: $0.value, at: $0.at) })
@@ -94,12 +111,12 @@ public final class EvdevKeypad {
         }
     }
 
-    /// The EV_KEY events pending, unmapped (other event types dropped); nil when the device is
-    /// gone (the descriptor is then closed, as by `read()`, unless `closesWhenGone` is false).
-    /// Throws other read errors.
+    /// The EV_KEY events pending, unmapped (other event types dropped), with the events made up
+    /// for dropped ones (`EvdevKeyTracker`); nil when the device is gone (the descriptor is then
+    /// closed, as by `read()`, unless `closesWhenGone` is false). Throws other read errors.
     public func readKeyCodes() throws(HALError) -> [KeyCode]? {
         guard let fd = fileDescriptor else { return nil }
-        var keys: [KeyCode] = []
+        var pending: [EvdevKeyTracker.Event] = []
         var events = [rb_input_event](repeating: rb_input_event(), count: 64)
         let capacity = Int32(events.count)
         while true {
@@ -113,27 +130,59 @@ public final class EvdevKeypad {
                 }
                 throw error
             }
-            for event in events.prefix(Int(count)) where event.type == EvdevKeys.eventTypeKey {
-                keys.append(KeyCode(code: event.code, value: event.value, at: Instant(nanoseconds: event.time_ns)))
+            for event in events.prefix(Int(count)) where event.type == EvdevKeys.eventTypeKey || event.type == EvdevKeys.eventTypeSync {
+                pending.append(EvdevKeyTracker.Event(type: event.type, code: event.code, value: event.value, at: Instant(nanoseconds: event.time_ns)))
             }
-            if count < capacity { return keys }
+            if count < capacity { break }
         }
+        let taken = tracker.take(pending) { () throws(HALError) -> [UInt16] in try self.keyState() }
+        notices += taken.notices
+        return taken.keys
     }
 
-    /// The key codes the device says it can report (EVIOCGBIT(EV_KEY)), ascending.
-    public func keyCodes() throws(HALError) -> [UInt16] {
-        guard let fd = fileDescriptor else { throw HALError(.notFound, operation: "EVIOCGBIT " + path, errno: ENODEV) }
-        // KEY_MAX is 0x2ff (input-event-codes.h): 0x300 bits.
-        var bits = [UInt8](repeating: 0, count: 0x300 / 8)
+    /// What the reads since the last call noticed besides keys (dropped events, a key state that
+    /// could not be read), for the log; oldest first.
+    public func takeNotices() -> [EvdevNotice] {
+        defer { notices = [] }
+        return notices
+    }
+
+    /// Reads the keys down (EVIOCGKEY) and makes up the difference against `keysDown`, stamped
+    /// `time`: after an open, so that a key already down (held across an unplug, or while the
+    /// program was away) is pressed, one no longer down released. Throws when the keys cannot be
+    /// read (the keys stay as believed).
+    public func synchronize(at time: Instant) throws(HALError) -> [KeyCode] {
+        tracker.synchronize(to: try keyState(), at: time)
+    }
+
+    /// The key codes down now (EVIOCGKEY), ascending.
+    public func keyState() throws(HALError) -> [UInt16] {
+        if let keyStateReader { return try keyStateReader() }
+        guard let fd = fileDescriptor else { throw HALError(.notFound, operation: "EVIOCGKEY " + path, errno: ENODEV) }
+        var bits = [UInt8](repeating: 0, count: (Int(EvdevKeys.keyMax) + 1) / 8)
         let size = Int32(bits.count)
-        let filled = try Syscall.run("EVIOCGBIT " + path) { rb_evdev_key_bits(fd, &bits, size) }
+        let filled = try Syscall.run("EVIOCGKEY " + path) { rb_evdev_key_state(fd, &bits, size) }
+        return EvdevKeypad.codes(in: bits.prefix(Int(filled)))
+    }
+
+    /// The codes whose bits are set in a key bitmap (code N in bit N % 8 of byte N / 8), ascending.
+    static func codes(in bits: ArraySlice<UInt8>) -> [UInt16] {
         var codes: [UInt16] = []
-        for (index, byte) in bits.prefix(Int(filled)).enumerated() where byte != 0 {
+        for (index, byte) in bits.enumerated() where byte != 0 {
             for bit in 0..<8 where byte & (1 << UInt8(bit)) != 0 {
                 codes.append(UInt16(index * 8 + bit))
             }
         }
         return codes
+    }
+
+    /// The key codes the device says it can report (EVIOCGBIT(EV_KEY)), ascending.
+    public func keyCodes() throws(HALError) -> [UInt16] {
+        guard let fd = fileDescriptor else { throw HALError(.notFound, operation: "EVIOCGBIT " + path, errno: ENODEV) }
+        var bits = [UInt8](repeating: 0, count: (Int(EvdevKeys.keyMax) + 1) / 8)
+        let size = Int32(bits.count)
+        let filled = try Syscall.run("EVIOCGBIT " + path) { rb_evdev_key_bits(fd, &bits, size) }
+        return EvdevKeypad.codes(in: bits.prefix(Int(filled)))
     }
 
     /// The keypad's keys among `keyCodes()` (each once, in `Key.all` order).

@@ -66,7 +66,7 @@ public struct LinuxEventSource: EventSource {
                 inputs.append(.stop)
             }
             if let button, let buttonFD, wakeup.readable.contains(buttonFD) {
-                inputs += try button.readEdges().map { .edge($0) }
+                inputs += try button.readEdges().map { .button($0) }
                 if button.lastReadMayHaveLostEdges { inputs.append(.edgesMayBeLost) }
             }
             for extra in extras where wakeup.readable.contains(extra.registration.fd) {

@@ -12,6 +12,11 @@ import HAL
 ///   input for the high level (drivers/gpio/gpiolib.c, gpio_set_open_drain_value_commit). A row is
 ///   therefore never driven high, and two keys held in one column never short two outputs.
 ///   Requested active: the idle state, in which any key pulls its column low.
+/// - Rows are requested with the pull-up (`rowBias`) as well: a released row is an input, and an
+///   input keeps its pad's pull unless the request sets one. A Pi's GPIO9-27 reset to pull-down
+///   (GPIO0-8 to pull-up), and a held key joining a pulled-up column to a pulled-down released
+///   row leaves the column mid-supply, in the input's undefined band: the key would show in every
+///   row scanned (a phantom key).
 /// - Columns are inputs with the internal pull-up, active-low, with edge events on both edges
 ///   (kernel CLOCK_MONOTONIC timestamps; uAPI v1 since Linux 5.7). On uAPI v1 every line has its
 ///   own event descriptor; for one code path on v1 and v2 every column is its own request here,
@@ -25,7 +30,13 @@ public final class GPIOMatrixLines {
     private let rowRequests: [OpaquePointer?]
     private let columnRequests: [OpaquePointer?]
 
-    /// Requests every row (open drain, driven active) and every column (pull-up, both edges), in
+    /// The rows' pull while released (open drain: then they are inputs): up, whatever the pad's
+    /// reset pull, so a released row never fights a column's pull-up.
+    public static let rowBias = GPIOBias.pullUp
+    /// The columns' pull: up (a key pulls its column to a driven row's low level).
+    public static let columnBias = GPIOBias.pullUp
+
+    /// Requests every row (open drain with the pull-up, driven active) and every column (pull-up, both edges), in
     /// that order. At most 32 columns. On a failure the lines requested so far are released and
     /// the error names the line (`.busy` adds the holder the kernel reports, as for the button).
     public init(rows: [GPIOLineLocation], columns: [GPIOLineLocation], consumer: String = defaultConsumer) throws(HALError) {
@@ -35,14 +46,14 @@ public final class GPIOMatrixLines {
             for (index, row) in rows.enumerated() {
                 var request: OpaquePointer?
                 _ = try requestLine(row, purpose: "request keypad row \(index + 1)") {
-                    rb_gpio_request_open_drain_output(row.chipPath, row.offset, true, true, consumer, &request)
+                    rb_gpio_request_open_drain_output(row.chipPath, row.offset, Self.rowBias.shimValue, true, true, consumer, &request)
                 }
                 requested.append(request)
             }
             for (index, column) in columns.enumerated() {
                 var request: OpaquePointer?
                 _ = try requestLine(column, purpose: "request keypad column \(index + 1)") {
-                    rb_gpio_request_input(column.chipPath, column.offset, RB_GPIO_BIAS_PULL_UP, true, 0, consumer, &request)
+                    rb_gpio_request_input(column.chipPath, column.offset, Self.columnBias.shimValue, true, 0, consumer, &request)
                 }
                 requested.append(request)
             }

@@ -25,7 +25,7 @@ import HAL
 /// - Its end is seen through a pidfd (Linux 5.3+). The pidfd and the pipe sit in one epoll
 ///   instance, `pollDescriptor`: register that once with the event source
 ///   (`LinuxEventSource.register(fileDescriptor:onReadable: runner.collect)`), and outcomes arrive
-///   as `LoopInput.sendFinished`. The loop must also call `service(now:)` at `nextService`, when a
+///   as `LoopInput.commandFinished`. The loop must also call `service(now:)` at `nextService`, when a
 ///   SIGTERM or SIGKILL is due.
 /// - A command that cannot start (not found, not executable) gives its outcome at once from
 ///   `start`, with the reason.
@@ -46,13 +46,8 @@ public final class ProcessRunner: CommandRunner {
         /// Variables added to (or replacing in) the inherited environment, before the RESEND_*
         /// ones, which always win.
         public var environment: [String: String]
-        /// What the command is for: its outcomes arrive as `.sendFinished` or `.verifyFinished`.
-        public var purpose: Purpose
-
-        public enum Purpose: Hashable, Sendable {
-            case send
-            case verify
-        }
+        /// What the command is for: its outcomes arrive as `.commandFinished(purpose, outcome)`.
+        public var purpose: CommandPurpose
 
         /// SIGKILL follows SIGTERM after 2 s unless configured otherwise.
         public static let defaultKillGrace = TimeSpan.seconds(2)
@@ -60,7 +55,7 @@ public final class ProcessRunner: CommandRunner {
         public static let defaultOutputLimit = 4096
 
         public init(arguments: [String], timeout: TimeSpan, killGrace: TimeSpan = defaultKillGrace, outputLimit: Int = defaultOutputLimit,
-                    environment: [String: String] = [:], purpose: Purpose = .send) {
+                    environment: [String: String] = [:], purpose: CommandPurpose = .send) {
             precondition(!arguments.isEmpty, "ProcessRunner: the command needs at least a program")
             precondition(timeout > .zero && killGrace >= .zero && outputLimit >= 0, "ProcessRunner: invalid limits")
             self.arguments = arguments
@@ -155,7 +150,7 @@ public final class ProcessRunner: CommandRunner {
 
     /// Starts the command for `request`; nil when it runs (its outcome comes later), the outcome at
     /// once when it could not start.
-    public func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
+    public func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
         spawn(sequence: request.sequence, environment: Self.environment(for: request, extra: configuration.environment), input: nil)
     }
 
@@ -165,7 +160,7 @@ public final class ProcessRunner: CommandRunner {
     /// program's, plus `environment` of the configuration, without the RESEND_* variables) or the
     /// outcome. At most `maximumInput` bytes (a code is far shorter). Like `start(_:now:)`: nil
     /// when it runs, the outcome at once when it could not start.
-    public func start(sequence: Int, input: inout [UInt8], now: Instant) -> SendOutcome? {
+    public func start(sequence: Int, input: inout [UInt8], now: Instant) -> CommandOutcome? {
         precondition(input.count <= Self.maximumInput, "ProcessRunner: the input is longer than a pipe takes at once")
         defer { for index in input.indices { input[index] = 0 } }
         return spawn(sequence: sequence, environment: Self.environment(extra: configuration.environment), input: input)
@@ -175,9 +170,9 @@ public final class ProcessRunner: CommandRunner {
     /// at once (pipe(7)), so writing it never blocks.
     public static let maximumInput = 4096
 
-    private func spawn(sequence: Int, environment: [String], input: [UInt8]?) -> SendOutcome? {
-        func failure(_ reason: String, _ errno: Int32) -> SendOutcome {
-            SendOutcome(sequence: sequence, ending: .couldNotStart(reason: reason, errno: errno), duration: .zero)
+    private func spawn(sequence: Int, environment: [String], input: [UInt8]?) -> CommandOutcome? {
+        func failure(_ reason: String, _ errno: Int32) -> CommandOutcome {
+            CommandOutcome(sequence: sequence, ending: .couldNotStart(reason: reason, errno: errno), duration: .zero)
         }
         var inputFD: Int32 = -1
         if let input {
@@ -238,7 +233,7 @@ public final class ProcessRunner: CommandRunner {
 
     /// Sends what is due at `now`: SIGTERM to a command past its time-out, SIGKILL to one past the
     /// grace period. Outcomes come through `collect()`, never from here.
-    public func service(now: Instant) -> [SendOutcome] {
+    public func service(now: Instant) -> [CommandOutcome] {
         for index in children.indices {
             if children[index].killAt == nil, now >= children[index].terminateAt {
                 signal(children[index].pid, SIGTERM)
@@ -256,8 +251,8 @@ public final class ProcessRunner: CommandRunner {
     }
 
     /// Handles readiness of `pollDescriptor`: drains output pipes and reaps ended commands.
-    /// Never blocks. Returns `.sendFinished` (`.verifyFinished` for `Purpose.verify`) for each
-    /// command that ended.
+    /// Never blocks. Returns `.commandFinished` with the configuration's purpose for each command
+    /// that ended.
     public func collect() throws(HALError) -> [LoopInput] {
         var ready = [Int32](repeating: -1, count: 16)
         let epoll = pollDescriptor
@@ -279,7 +274,7 @@ public final class ProcessRunner: CommandRunner {
             _ = try? Syscall.run("epoll_ctl remove pidfd") { rb_epoll_remove(epoll, child.pidFD) }
             _ = close(child.pidFD)
             cleanUpGroup(of: child)
-            let ending: SendOutcome.Ending
+            let ending: CommandOutcome.Ending
             if child.killAt != nil {
                 ending = .timedOut(after: configuration.timeout, killed: child.killed)
             } else if signalled != 0 {
@@ -287,10 +282,10 @@ public final class ProcessRunner: CommandRunner {
             } else {
                 ending = .exited(code: value)
             }
-            let outcome = SendOutcome(
+            let outcome = CommandOutcome(
                 sequence: child.sequence, ending: ending, duration: clock.now() - child.started, output: child.output,
                 droppedOutputBytes: child.dropped)
-            inputs.insert(configuration.purpose == .send ? .sendFinished(outcome) : .verifyFinished(outcome), at: 0)
+            inputs.insert(.commandFinished(configuration.purpose, outcome), at: 0)
         }
         return inputs
     }

@@ -35,6 +35,6 @@ public enum ButtonScript {
 
     /// The edges as event-loop inputs at their own times.
     public static func inputs(_ edges: [ButtonEdge]) -> [(time: Instant, input: LoopInput)] {
-        edges.map { (time: $0.time, input: LoopInput.edge($0)) }
+        edges.map { (time: $0.time, input: LoopInput.button($0)) }
     }
 }

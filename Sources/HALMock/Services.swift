@@ -38,11 +38,11 @@ public final class ManualWallClock: WallClock {
 public struct ScriptedCommandRunner: CommandRunner {
     public struct Step: Hashable, Sendable {
         public var delay: TimeSpan
-        public var ending: SendOutcome.Ending
+        public var ending: CommandOutcome.Ending
         public var output: [UInt8]
         public var droppedOutputBytes: Int
 
-        public init(after delay: TimeSpan, _ ending: SendOutcome.Ending, output: [UInt8] = [], droppedOutputBytes: Int = 0) {
+        public init(after delay: TimeSpan, _ ending: CommandOutcome.Ending, output: [UInt8] = [], droppedOutputBytes: Int = 0) {
             self.delay = delay
             self.ending = ending
             self.output = output
@@ -58,7 +58,7 @@ public struct ScriptedCommandRunner: CommandRunner {
     public let steps: [Step]
     /// Every request started, with the instant, in order.
     public private(set) var requests: [(request: SendRequest, at: Instant)] = []
-    private var running: [(outcome: SendOutcome, due: Instant)] = []
+    private var running: [(outcome: CommandOutcome, due: Instant)] = []
 
     /// `steps` must not be empty.
     public init(_ steps: [Step]) {
@@ -69,14 +69,14 @@ public struct ScriptedCommandRunner: CommandRunner {
     /// Sends still running.
     public var runningCount: Int { running.count }
 
-    public mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
+    public mutating func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
         let step = steps[min(requests.count, steps.count - 1)]
         requests.append((request, now))
-        let outcome = SendOutcome(
+        let outcome = CommandOutcome(
             sequence: request.sequence, ending: step.ending, duration: step.delay, output: step.output,
             droppedOutputBytes: step.droppedOutputBytes)
         if case .couldNotStart = step.ending {
-            return SendOutcome(sequence: request.sequence, ending: step.ending, duration: .zero)
+            return CommandOutcome(sequence: request.sequence, ending: step.ending, duration: .zero)
         }
         running.append((outcome, now + step.delay))
         running.sort { $0.due < $1.due }
@@ -85,7 +85,7 @@ public struct ScriptedCommandRunner: CommandRunner {
 
     public var nextService: Instant? { running.first?.due }
 
-    public mutating func service(now: Instant) -> [SendOutcome] {
+    public mutating func service(now: Instant) -> [CommandOutcome] {
         let due = running.prefix { $0.due <= now }.map { $0.outcome }
         running.removeFirst(due.count)
         return due

@@ -44,7 +44,7 @@ public struct VirtualEventSource: EventSource {
         compact()
         let index = upperBound(head, queue.endIndex, time) { queue[$0].time }
         queue.insert((time: time, input: input), at: index)
-        if case .edge(let edge) = input { moveLine(to: edge.pressed, at: time) }
+        if let edge = input.buttonEdge { moveLine(to: edge.pressed, at: time) }
     }
 
     /// The line changes at `edge.time` but no edge is delivered: the kernel dropped it (its event
@@ -75,7 +75,7 @@ public struct VirtualEventSource: EventSource {
         head = 0
         var edges: [(time: Instant, pressed: Bool)] = []
         for item in inputs {
-            if case .edge(let edge) = item.input { edges.append((item.time, edge.pressed)) }
+            if let edge = item.input.buttonEdge { edges.append((item.time, edge.pressed)) }
         }
         if !edges.isEmpty { line = stablySorted(line + edges) { $0.time } }
     }

@@ -85,7 +85,7 @@ private func matrixKeyTest(rows: [GPIOLineLocation], columns: [GPIOLineLocation]
     do throws(HALError) {
         let lines = try GPIOMatrixLines(rows: rows, columns: columns)
         var source = try LinuxEventSource(button: nil)
-        let matrix = try MatrixKeypadAttachment(lines: lines, layout: layout, diodes: keypad.diodes, source: &source)
+        let matrix = try MatrixKeypadAttachment(lines: lines, layout: layout, diodes: keypad.diodes, settle: keypad.settle, source: &source)
         defer { matrix.stop() }
         console.out("keypad key test: press keys for \(seconds) s (Ctrl-C ends it)")
         let result = try keyTest(source: &source, clock: SystemClock(), seconds: seconds, debounceMs: keypad.debounceMs, print: console.out)

@@ -176,13 +176,19 @@ public func logRecord(for event: LoopEvent, at now: Instant, sendOutput: Bool = 
 
 /// `keypad offline device=/dev/input/by-id/... op="read ..." error="ENODEV (19): no such device"` and
 /// `keypad online device=... name="..."`: the evdev keypad went away (or was missing at start) or
-/// came back. Never a key.
+/// came back. `keypad events lost device=... changes=N`: the kernel dropped events (the program
+/// fell behind) and N key changes were made up from the keys down; `keypad keys unreadable
+/// device=... op="EVIOCGKEY ..." error=...`: the keys down could not be read. Never a key.
 func keypadDeviceRecord(_ event: InputDeviceEvent) -> LogRecord {
     switch event {
     case .offline(let path, let error):
         return LogRecord("keypad offline", [.string("device", path), .string("op", error.operation), .string("error", describe(error))])
     case .online(let path, let name):
         return LogRecord("keypad online", [.string("device", path)] + (name.map { [.string("name", $0)] } ?? []))
+    case .eventsLost(let path, let changes):
+        return LogRecord("keypad events lost", [.string("device", path), .int("changes", changes)])
+    case .keysUnreadable(let path, let error):
+        return LogRecord("keypad keys unreadable", [.string("device", path), .string("op", error.operation), .string("error", describe(error))])
     }
 }
 
@@ -238,7 +244,7 @@ private func entryRecord(_ event: EntryEvent) -> LogRecord? {
 /// `verify finished result=accepted exit=0 ms=80`, `result=rejected exit=1`, `result=failed exit=3`
 /// or `signal=9`, `result=timeout after_ms=5000 killed=0`, `result=not_started reason="..."`. The
 /// command's output is not logged: it might echo the code.
-func verifyRecord(_ ending: SendOutcome.Ending, duration: TimeSpan) -> LogRecord {
+func verifyRecord(_ ending: CommandOutcome.Ending, duration: TimeSpan) -> LogRecord {
     var fields: [LogField]
     switch ending {
     case .exited(let code):
@@ -287,7 +293,7 @@ private func controllerRecord(_ event: ControllerEvent, sendOutput: Bool) -> Log
 /// `send finished result=timeout after_ms=10000 killed=1`, `send finished result=not_started reason="..."`;
 /// when the command wrote anything, `output_bytes=N` (what it wrote, counted), or with `showOutput`
 /// (`send.logOutput`) `output="..."` (escaped, the kept bytes) and `dropped_output_bytes=N`.
-func sendRecord(_ outcome: SendOutcome, superseded: Bool, showOutput: Bool) -> LogRecord {
+func sendRecord(_ outcome: CommandOutcome, superseded: Bool, showOutput: Bool) -> LogRecord {
     var fields: [LogField]
     switch outcome.ending {
     case .exited(let code):

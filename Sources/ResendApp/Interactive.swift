@@ -61,7 +61,7 @@ public struct KeyboardButton<Keys: KeySource, Clock: MonotonicClock>: EventSourc
             if !due.isEmpty || !dueKeys.isEmpty {
                 pending.removeFirst(due.count)
                 pendingKeys.removeFirst(dueKeys.count)
-                return due.map { .edge($0) } + dueKeys.map { .key($0) }
+                return due.map { .button($0) } + dueKeys.map { .key($0) }
             }
             if let deadline, deadline <= now { return [] }
             let inputs = try keys.waitForKeys(until: earliest(earliest(deadline, pending.first?.time), pendingKeys.first?.at))

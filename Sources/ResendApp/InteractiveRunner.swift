@@ -1,3 +1,4 @@
+import CharacterLCD
 import HAL
 import HALLinux
 import HALMock
@@ -36,20 +37,21 @@ public func runInteractive(_ options: SimulateOptions) throws(ExitError) {
         output("\u{1B}[?25h\u{1B}[?1049l")
         try? keyboard.restore()
     }
-    if let keypad = options.services.keypad {
-        try runInteractiveKeypad(keypad, options: options, keyboard: keyboard, output: output)
-        return
-    }
     try device.startDisplay(now: clock.now())
+    let keypad = options.services.keypad
+    let line = RecordingLED(clock: clock)
     let renderer = TerminalRenderer(
-        emulator: device.emulator, led: device.led, settings: options.settings, bounceKey: options.bounceKey, output: output)
-    let config = try options.services.controllerConfig(options.settings, command: "simulate")
-    let runner = try options.services.makeRunner()
+        emulator: device.emulator, led: device.led, settings: options.settings, bounceKey: options.bounceKey, keypad: keypad != nil,
+        outputLine: keypad?.output.line == nil ? nil : line, output: output)
+    let coordinator = try options.services.coordinator(options.settings, command: "simulate")
+    let source = KeyboardButton(
+        keys: keyboard, clock: clock, bounceKey: options.bounceKey, clearHold: keypad.map { .milliseconds(Int64($0.entry.holdToClearMs)) })
+    let environment = DeviceEnvironment(
+        source: source, display: device.display, led: device.led, strike: line, clock: clock, observer: renderer,
+        sender: try options.services.makeRunner(), verifier: try options.services.makeVerifier(), stateFile: options.services.stateFile,
+        wallClock: SystemWallClock())
     do throws(HALError) {
-        try runSimulationLoop(
-            source: KeyboardButton(keys: keyboard, clock: clock, bounceKey: options.bounceKey), device: device, clock: clock,
-            wall: SystemWallClock(), observer: renderer, config: config, debouncer: options.settings.makeDebouncer(),
-            runner: runner, stateFile: options.services.stateFile)
+        try runLoop(environment, coordinator: coordinator)
     } catch {
         throw ExitError(.ioError, "simulate: reading the keyboard failed: \(error.operation): \(describe(error))")
     }

@@ -69,5 +69,5 @@ func inputAccessAdvice(path: String) -> String {
     if let standing = node.group, standing.name == group, standing.userIsListed, !standing.processHasGroup {
         advice = "you are in group \(group) but this login session is not yet: log out and in again (or reboot)"
     }
-    return advice + "; for the service: systemctl edit resend-button, add [Service] SupplementaryGroups=\(group) and DeviceAllow=char-input r (README: evdev keypad)"
+    return advice + "; for the service: systemctl edit resend-button, add [Service] SupplementaryGroups=\(group) and DeviceAllow=char-input r (docs/keypad.md: the evdev keypad)"
 }

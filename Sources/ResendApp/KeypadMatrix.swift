@@ -70,15 +70,16 @@ final class MatrixKeypadAttachment {
     private let lines: GPIOMatrixLines
     private let timer: OneShotTimer
     private let clock = SystemClock()
-    private var watch: MatrixWatch<GPIOMatrixLines.Rows, GPIOMatrixLines.Columns, SleepDelay, SystemClock>
+    private var watch: MatrixWatch<GPIOMatrixLines.Rows, GPIOMatrixLines.Columns, SpinDelay, SystemClock>
 
     /// Starts the watch (every row driven, one scan) and registers the columns and the timer with
-    /// `source`. `layout` must match the lines (the configuration check sees to it).
-    init(lines: GPIOMatrixLines, layout: KeypadLayout, diodes: Bool, source: inout LinuxEventSource) throws(HALError) {
+    /// `source`. `layout` must match the lines (the configuration check sees to it). Each row is
+    /// given `settle` before its columns are read, waited exactly (`SpinDelay`).
+    init(lines: GPIOMatrixLines, layout: KeypadLayout, diodes: Bool, settle: TimeSpan, source: inout LinuxEventSource) throws(HALError) {
         self.lines = lines
         self.timer = try OneShotTimer()
         let scanner = MatrixScanner(
-            rows: lines.rowLines, columns: lines.columnLines, delay: SleepDelay(), layout: layout, diodes: diodes)
+            rows: lines.rowLines, columns: lines.columnLines, delay: SpinDelay(), layout: layout, diodes: diodes, settle: settle)
         self.watch = MatrixWatch(scanner: scanner, clock: SystemClock())
         self.summary = MatrixKeypadAttachment.summary(rows: lines.rows, columns: lines.columns, diodes: diodes)
         try watch.start()

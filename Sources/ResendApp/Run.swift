@@ -14,6 +14,17 @@ public struct LEDLine: OutputLine {
     }
 }
 
+/// The keypad's output line (door strike, relay) when one is configured, nothing otherwise.
+public struct StrikeLine: OutputLine {
+    public let output: GPIOOutput?
+
+    public init(_ output: GPIOOutput?) { self.output = output }
+
+    public mutating func set(_ active: Bool) throws(HALError) {
+        try output?.set(active)
+    }
+}
+
 /// The hardware `run` acquired: the lines are released when the last reference goes.
 struct AcquiredHardware {
     var button: GPIOButton
@@ -78,7 +89,7 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         logger.log(LogRecord("i2c clock high", [.string("advice", warning)]), at: clock.now())
     }
 
-    var runner = SendRunner.none
+    var runner = CommandService.none
     if let command = options.send.command {
         do throws(HALError) {
             let process = try ProcessRunner(.init(
@@ -143,19 +154,15 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     } catch {
         logger.log(notifyFailedRecord(error), at: clock.now())
     }
+    let coordinator = deviceCoordinator(
+        controller: options.controllerConfig, button: debouncer, keypad: keypad == nil ? nil : options.keypad)
+    let environment = DeviceEnvironment(
+        source: source, display: display, led: LEDLine(hardware.led), strike: StrikeLine(hardware.keypad?.output), clock: clock,
+        observer: logger, sender: runner, verifier: keypad?.verifier ?? .none, stateFile: options.stateFile,
+        wallClock: SystemWallClock())
     do throws(HALError) {
-        if let keypad {
-            try runKeypadLoop(
-                source: source, display: display, led: LEDLine(hardware.led), output: LEDLine(hardware.keypad?.output),
-                clock: clock, wall: SystemWallClock(), observer: logger,
-                pad: options.keypad.coordinator(controller: options.controllerConfig), runner: runner,
-                verifier: keypad.verifier, stateFile: options.stateFile)
-            keypad.stop()
-        } else {
-            try runEventLoop(
-                source: source, display: display, led: LEDLine(hardware.led), clock: clock, wall: SystemWallClock(),
-                observer: logger, config: options.controllerConfig, debouncer: debouncer, runner: runner, stateFile: options.stateFile)
-        }
+        try runLoop(environment, coordinator: coordinator)
+        keypad?.stop()
     } catch {
         keypad?.stop()
         throw ExitError(.ioError, "run: waiting for events failed: \(error.operation): \(describe(error))")

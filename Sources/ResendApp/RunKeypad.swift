@@ -11,11 +11,11 @@ final class RunKeypad {
     }
 
     let backend: Backend
-    let verifier: VerifyRunner
+    let verifier: CommandService
     /// `keypad=... keypad_output=... verify=... send_key=...` for the `started` line.
     let startedFields: [LogField]
 
-    init(backend: Backend, verifier: VerifyRunner, startedFields: [LogField]) {
+    init(backend: Backend, verifier: CommandService, startedFields: [LogField]) {
         self.backend = backend
         self.verifier = verifier
         self.startedFields = startedFields
@@ -27,13 +27,13 @@ final class RunKeypad {
     }
 }
 
-/// Prepares the keypad of `run`: the verify command (a `ProcessRunner` with `Purpose.verify`, the
+/// Prepares the keypad of `run`: the verify command (a `ProcessRunner` with `CommandPurpose.verify`, the
 /// code on its standard input) and the backend, both registered with `source`. Nil when the keypad
 /// is off. The lines were acquired with the rest of the hardware (`acquireKeypad`).
 func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: inout LinuxEventSource) throws(ExitError) -> RunKeypad? {
     let keypad = options.keypad
     guard keypad.enabled else { return nil }
-    var verifier = VerifyRunner.none
+    var verifier = CommandService.none
     if let command = keypad.verify.command {
         do throws(HALError) {
             let process = try ProcessRunner(.init(
@@ -55,7 +55,7 @@ func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: ino
             throw ExitError(.config, "run: keypad.keys: the key map must have one row per keypad.rows line and one key per keypad.columns line")
         }
         do throws(HALError) {
-            backend = .matrix(try MatrixKeypadAttachment(lines: lines, layout: layout, diodes: keypad.diodes, source: &source))
+            backend = .matrix(try MatrixKeypadAttachment(lines: lines, layout: layout, diodes: keypad.diodes, settle: keypad.settle, source: &source))
         } catch {
             throw ExitError(startupExitCode(for: error.kind), "run: keypad matrix: \(error.operation): \(describe(error))")
         }

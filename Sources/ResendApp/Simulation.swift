@@ -98,30 +98,28 @@ public func runHeadless(
     settings: BehaviourSettings, services: SimulationServices = SimulationServices(), script: [ScriptItem], events: Bool,
     output: @escaping (String) -> Void
 ) throws(ExitError) {
-    if let keypad = services.keypad {
-        try runHeadlessKeypad(keypad, settings: settings, services: services, script: script, events: events, output: output)
-        return
-    }
     try checkScriptNeedsNoKeypad(script, services: services)
+    let coordinator = try services.coordinator(settings, command: "simulate")
     if services.realtime {
-        try runHeadlessRealtime(settings: settings, services: services, script: script, events: events, output: output)
+        try runHeadlessRealtime(settings: settings, services: services, coordinator: coordinator, script: script, events: events, output: output)
         return
     }
-    let config = try services.controllerConfig(settings, command: "simulate")
     let clock = ManualClock()
     var device = MockDevice(
         settings: settings, clock: clock, delay: VirtualDelay(clock: clock), bus: RecordingI2CBus(clock: clock, blocking: true))
     try device.startDisplay(now: clock.now())
+    let line = RecordingLED(clock: clock)
     let start = clock.now()
     let printer = HeadlessPrinter(
-        emulator: device.emulator, led: device.led, start: start, events: events, logSendOutput: services.logSendOutput, output: output)
+        emulator: device.emulator, led: device.led, start: start, events: events, outputLine: services.keypad == nil ? nil : line,
+        logSendOutput: services.logSendOutput, output: output)
     let wall = ManualWallClock(services.virtualWallStart ?? SystemWallClock().now(), following: clock)
-    let runner = try services.makeRunner()
+    let environment = DeviceEnvironment(
+        source: VirtualEventSource(clock: clock, inputs: scriptInputs(script, start: start)), display: device.display,
+        led: device.led, strike: line, clock: clock, observer: printer, sender: try services.makeRunner(),
+        verifier: try services.makeVerifier(), stateFile: services.stateFile, wallClock: wall)
     do throws(HALError) {
-        try runSimulationLoop(
-            source: VirtualEventSource(clock: clock, inputs: scriptInputs(script, start: start)), device: device, clock: clock,
-            wall: wall, observer: printer, config: config, debouncer: settings.makeDebouncer(), runner: runner,
-            stateFile: services.stateFile)
+        try runLoop(environment, coordinator: coordinator)
     } catch {
         throw ExitError(.software, "simulate: the virtual event source failed: \(error.operation)")
     }

@@ -4,12 +4,12 @@ import HALLinux
 import HALMock
 import ResendCore
 
-// The simulator with a keypad (issue 14): when the configuration file enables `keypad`, the
-// headless and the interactive simulator run the keypad's loop (`runKeypadLoop`, the one `run`
-// uses) on the mock device: the emulated LCD, the LED, the output line as a recording mock, and
-// the verify command (a real one on real time, `--verify-command`, or a scripted one,
-// `--mock-verify`; without either every check fails, "Check failed", as on a device whose verify
-// command cannot start).
+// The simulator with a keypad: when the configuration file enables `keypad`, the headless and the
+// interactive simulator build the coordinator with the code entry (`deviceCoordinator`, as `run`
+// does) and run the one loop (`runLoop`) on the mock device: the emulated LCD, the LED, the output
+// line as a recording mock, and the verify command (a real one on real time, `--verify-command`,
+// or a scripted one, `--mock-verify`; without either every check fails, "Check failed", as on a
+// device whose verify command cannot start).
 
 extension SimulationServices {
     /// The verify flags (`--verify-command`, `--mock-verify`); they need the keypad.
@@ -75,23 +75,26 @@ extension SimulationServices {
         return steps
     }
 
-    /// The keypad's coordinator around `config` on `settings`' display, or why the keypad's entry
-    /// rules cannot run there (a `--geometry` narrower than the configuration file's `lcd.geometry`).
-    func keypadCoordinator(_ keypad: DeviceConfig.Keypad, config: ControllerConfig, settings: BehaviourSettings, command: String) throws(ExitError) -> KeypadCoordinator {
-        if let problem = keypad.entryConfig(texts: keypad.texts, columns: settings.geometry.columns).problems(columns: settings.geometry.columns).first {
+    /// The device's coordinator for these flags on `settings`' display (the button debounced by
+    /// `settings`, with the keypad's code entry when there is one), or why it cannot run: the
+    /// resend policy, or the keypad's entry rules do not fit (a `--geometry` narrower than the
+    /// configuration file's `lcd.geometry`).
+    func coordinator(_ settings: BehaviourSettings, command: String) throws(ExitError) -> DeviceCoordinator {
+        let config = try controllerConfig(settings, command: command)
+        if let keypad, let problem = keypad.entryConfig(texts: keypad.texts, columns: settings.geometry.columns).problems(columns: settings.geometry.columns).first {
             throw ExitError(.usage, "\(command): the keypad's entry rules do not fit the \(settings.geometry.name) LCD: \(problem) (keypad.entry in the configuration file, or --geometry)")
         }
-        return keypad.coordinator(controller: config)
+        return deviceCoordinator(controller: config, button: settings.makeDebouncer(), keypad: keypad)
     }
 
     /// Checks what the keypad needs before anything runs (`simulate` calls it while parsing).
     func checkKeypad(_ settings: BehaviourSettings, command: String) throws(ExitError) {
-        guard let keypad else { return }
-        _ = try keypadCoordinator(keypad, config: controllerConfig(settings, command: command), settings: settings, command: command)
+        guard keypad != nil else { return }
+        _ = try coordinator(settings, command: command)
     }
 
     /// The verify command these flags ask for.
-    func makeVerifier() throws(ExitError) -> VerifyRunner {
+    func makeVerifier() throws(ExitError) -> CommandService {
         if let verifyCommand {
             let verify = keypad?.verify ?? DeviceConfig.Verify()
             do throws(HALError) {
@@ -111,99 +114,4 @@ extension SimulationServices {
 func checkScriptNeedsNoKeypad(_ script: [ScriptItem], services: SimulationServices) throws(ExitError) {
     guard services.keypad == nil, script.contains(where: { $0.needsKeypad }) else { return }
     throw ExitError(.usage, "simulate: the script's key items (key@, keys@, down@ and up@ of a key) need the keypad: set keypad.enabled to true in the configuration file (--config PATH); down@T:button and up@T:button hold the button without one")
-}
-
-/// `runHeadless` with the keypad: the same output (every change of the screen and the LED, and
-/// of the output line: `3.620 output on`), on virtual time or, with `--realtime`, on real time.
-func runHeadlessKeypad(
-    _ keypad: DeviceConfig.Keypad, settings: BehaviourSettings, services: SimulationServices, script: [ScriptItem], events: Bool,
-    output: @escaping (String) -> Void
-) throws(ExitError) {
-    let config = try services.controllerConfig(settings, command: "simulate")
-    let pad = try services.keypadCoordinator(keypad, config: config, settings: settings, command: "simulate")
-    if services.realtime {
-        let clock = SystemClock()
-        var device = MockDevice(settings: settings, clock: clock, delay: SleepDelay())
-        try device.startDisplay(now: clock.now())
-        let line = RecordingLED(clock: clock)
-        let runner = try services.makeRunner()
-        let verifier = try services.makeVerifier()
-        var inner: LinuxEventSource
-        do throws(HALError) {
-            inner = try LinuxEventSource(button: nil)
-        } catch {
-            throw ExitError(.software, "simulate: cannot set up the event source: \(error.operation): \(describe(error))")
-        }
-        var started: [ProcessRunner] = []
-        if case .process(let process) = runner { started.append(process) }
-        if case .process(let process) = verifier { started.append(process) }
-        let processes = started
-        for process in processes {
-            _ = inner.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
-        }
-        let start = clock.now()
-        let printer = HeadlessPrinter(
-        emulator: device.emulator, led: device.led, start: start, events: events, outputLine: line,
-        logSendOutput: services.logSendOutput, output: output)
-        let source = RealtimeScriptSource(
-            inner: inner, pending: scriptInputs(script, start: start), clock: clock, busy: { processes.contains { $0.runningCount > 0 } })
-        do throws(HALError) {
-            try runKeypadLoop(
-                source: source, display: device.display, led: device.led, output: line, clock: clock, wall: SystemWallClock(),
-                observer: printer, pad: pad, runner: runner, verifier: verifier, stateFile: services.stateFile)
-        } catch {
-            throw ExitError(.ioError, "simulate: waiting for events failed: \(error.operation): \(describe(error))")
-        }
-        return
-    }
-    let clock = ManualClock()
-    var device = MockDevice(
-        settings: settings, clock: clock, delay: VirtualDelay(clock: clock), bus: RecordingI2CBus(clock: clock, blocking: true))
-    try device.startDisplay(now: clock.now())
-    let line = RecordingLED(clock: clock)
-    let start = clock.now()
-    let printer = HeadlessPrinter(
-        emulator: device.emulator, led: device.led, start: start, events: events, outputLine: line,
-        logSendOutput: services.logSendOutput, output: output)
-    let wall = ManualWallClock(services.virtualWallStart ?? SystemWallClock().now(), following: clock)
-    let runner = try services.makeRunner()
-    let verifier = try services.makeVerifier()
-    do throws(HALError) {
-        try runKeypadLoop(
-            source: VirtualEventSource(clock: clock, inputs: scriptInputs(script, start: start)), display: device.display,
-            led: device.led, output: line, clock: clock, wall: wall, observer: printer, pad: pad, runner: runner,
-            verifier: verifier, stateFile: services.stateFile)
-    } catch {
-        throw ExitError(.software, "simulate: the virtual event source failed: \(error.operation)")
-    }
-    for violation in device.emulator.violations {
-        output("violation \(violation)")
-    }
-}
-
-/// The interactive simulator with the keypad: keys 0-9, `*`, `#` and A-D (upper case) go to the
-/// keypad, `x` holds `*` long enough to clear the field.
-func runInteractiveKeypad(
-    _ keypad: DeviceConfig.Keypad, options: SimulateOptions, keyboard: TerminalKeyboard, output: @escaping (String) -> Void
-) throws(ExitError) {
-    let clock = SystemClock()
-    var device = MockDevice(settings: options.settings, clock: clock, delay: SleepDelay())
-    try device.startDisplay(now: clock.now())
-    let line = RecordingLED(clock: clock)
-    let renderer = TerminalRenderer(
-        emulator: device.emulator, led: device.led, settings: options.settings, bounceKey: options.bounceKey, keypad: true,
-        outputLine: keypad.output.line == nil ? nil : line, output: output)
-    let config = try options.services.controllerConfig(options.settings, command: "simulate")
-    let pad = try options.services.keypadCoordinator(keypad, config: config, settings: options.settings, command: "simulate")
-    let runner = try options.services.makeRunner()
-    let verifier = try options.services.makeVerifier()
-    let source = KeyboardButton(
-        keys: keyboard, clock: clock, bounceKey: options.bounceKey, clearHold: .milliseconds(Int64(keypad.entry.holdToClearMs)))
-    do throws(HALError) {
-        try runKeypadLoop(
-            source: source, display: device.display, led: device.led, output: line, clock: clock, wall: SystemWallClock(),
-            observer: renderer, pad: pad, runner: runner, verifier: verifier, stateFile: options.services.stateFile)
-    } catch {
-        throw ExitError(.ioError, "simulate: reading the keyboard failed: \(error.operation): \(describe(error))")
-    }
 }

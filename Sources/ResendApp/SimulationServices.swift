@@ -1,3 +1,4 @@
+import CharacterLCD
 import HAL
 import HALLinux
 import HALMock
@@ -24,8 +25,8 @@ public struct SimulationServices: Sendable {
     public var realtime = false
     /// Where the wall clock of a virtual-time run starts; nil for the real wall time (tests set it).
     public var virtualWallStart: WallTime?
-    /// The configuration file's `keypad` section when `keypad.enabled`: the simulator then runs the
-    /// keypad's loop (`runKeypadLoop`); nil: the single button, as before.
+    /// The configuration file's `keypad` section when `keypad.enabled`: the simulator's coordinator
+    /// then has the code entry (`coordinator(_:command:)`); nil: the single button.
     public var keypad: DeviceConfig.Keypad?
     /// `--verify-command "ARGV..."`: a real verify command (split on spaces; the code on its
     /// standard input), run on real time only; its time-out and environment are the configuration
@@ -160,7 +161,7 @@ public struct SimulationServices: Sendable {
     }
 
     /// The runner these flags ask for.
-    func makeRunner() throws(ExitError) -> SendRunner {
+    func makeRunner() throws(ExitError) -> CommandService {
         if let sendCommand {
             do throws(HALError) {
                 return .process(try ProcessRunner(.init(arguments: sendCommand, timeout: sendTimeout)))
@@ -210,31 +211,40 @@ struct RealtimeScriptSource<Inner: EventSource, Clock: MonotonicClock>: EventSou
 
 /// The headless simulation on real time (`--headless --realtime`): the same output as on virtual
 /// time, but each line comes when it happens; the process can be stopped or killed meanwhile.
-func runHeadlessRealtime(settings: BehaviourSettings, services: SimulationServices, script: [ScriptItem], events: Bool, output: @escaping (String) -> Void) throws(ExitError) {
-    let config = try services.controllerConfig(settings, command: "simulate")
+func runHeadlessRealtime(
+    settings: BehaviourSettings, services: SimulationServices, coordinator: DeviceCoordinator, script: [ScriptItem], events: Bool,
+    output: @escaping (String) -> Void
+) throws(ExitError) {
     let clock = SystemClock()
     var device = MockDevice(settings: settings, clock: clock, delay: SleepDelay())
     try device.startDisplay(now: clock.now())
+    let line = RecordingLED(clock: clock)
     let runner = try services.makeRunner()
+    let verifier = try services.makeVerifier()
     var inner: LinuxEventSource
     do throws(HALError) {
         inner = try LinuxEventSource(button: nil)
     } catch {
         throw ExitError(.software, "simulate: cannot set up the event source: \(error.operation): \(describe(error))")
     }
-    var busy: () -> Bool = { false }
-    if case .process(let process) = runner {
+    var started: [ProcessRunner] = []
+    if case .process(let process) = runner { started.append(process) }
+    if case .process(let process) = verifier { started.append(process) }
+    let processes = started
+    for process in processes {
         _ = inner.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
-        busy = { process.runningCount > 0 }
     }
     let start = clock.now()
     let printer = HeadlessPrinter(
-        emulator: device.emulator, led: device.led, start: start, events: events, logSendOutput: services.logSendOutput, output: output)
-    let source = RealtimeScriptSource(inner: inner, pending: scriptInputs(script, start: start), clock: clock, busy: busy)
+        emulator: device.emulator, led: device.led, start: start, events: events, outputLine: services.keypad == nil ? nil : line,
+        logSendOutput: services.logSendOutput, output: output)
+    let source = RealtimeScriptSource(
+        inner: inner, pending: scriptInputs(script, start: start), clock: clock, busy: { processes.contains { $0.runningCount > 0 } })
+    let environment = DeviceEnvironment(
+        source: source, display: device.display, led: device.led, strike: line, clock: clock, observer: printer, sender: runner,
+        verifier: verifier, stateFile: services.stateFile, wallClock: SystemWallClock())
     do throws(HALError) {
-        try runSimulationLoop(
-            source: source, device: device, clock: clock, wall: SystemWallClock(), observer: printer, config: config,
-            debouncer: settings.makeDebouncer(), runner: runner, stateFile: services.stateFile)
+        try runLoop(environment, coordinator: coordinator)
     } catch {
         throw ExitError(.ioError, "simulate: waiting for events failed: \(error.operation): \(describe(error))")
     }
@@ -247,7 +257,7 @@ func scriptInputs(_ script: [ScriptItem], start: Instant) -> [(time: Instant, in
         if case .end = item {
             inputs.append((start + item.time, .stop))
         } else {
-            inputs += edges(for: item, start: start).map { ($0.time, LoopInput.edge($0)) }
+            inputs += edges(for: item, start: start).map { ($0.time, LoopInput.button($0)) }
             inputs += keyEvents(for: item, start: start).map { ($0.at, LoopInput.key($0)) }
         }
     }

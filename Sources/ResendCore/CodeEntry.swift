@@ -42,7 +42,7 @@ public enum VerifyResult: Hashable, Sendable {
 
     /// The verify command runs like the send command; its ending decides: exit 0 accepted, exit 1
     /// rejected, a time-out timed out, anything else failed.
-    public init(_ ending: SendOutcome.Ending) {
+    public init(_ ending: CommandOutcome.Ending) {
         switch ending {
         case .exited(code: 0): self = .accepted
         case .exited(code: 1): self = .rejected

@@ -2,7 +2,7 @@ import HAL
 
 /// `EntrySnapshot` on the wall clock, for the state file (the monotonic clock restarts at boot):
 /// the `entry` object of `PersistedState`, written atomically with the controller's keys by
-/// `KeypadLoop`. Never holds the code, nor its length.
+/// `EventLoop` (with a code entry). Never holds the code, nor its length.
 ///
 /// ```
 /// "entry": {"failures": 1, "rounds": 1, "lockoutEndsUnixMs": 1718000090000, "lockoutSeconds": 30,

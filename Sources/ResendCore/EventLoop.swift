@@ -44,11 +44,11 @@ public enum LoopEvent: Hashable, Sendable {
     case buttonReadFailed(HALError)
     /// Reading or writing the persisted state.
     case state(StateEvent)
-    /// The code-entry flow (`KeypadLoop`): lengths and outcomes, never a digit.
+    /// The code-entry flow: lengths and outcomes, never a digit.
     case entry(EntryEvent)
     /// The verify command ended like this, after `duration` (its output is not kept: it might
     /// echo the code).
-    case verifyEnded(ending: SendOutcome.Ending, duration: TimeSpan)
+    case verifyEnded(ending: CommandOutcome.Ending, duration: TimeSpan)
     /// The output line (door strike, relay) changed to the given state.
     case output(Bool)
     /// The output line could not be set; the loop goes on (and tries again at the next change).
@@ -82,87 +82,102 @@ public protocol LoopObserver {
     mutating func stepFinished(at now: Instant)
 }
 
-/// The one imperative part of the product: wait until the earliest of (next input, debouncer
-/// deadline, controller deadline, display service time, send runner service time), feed the pure
-/// state machines, carry out their actions. Tests and the headless simulator drive it on a virtual
-/// clock, the interactive simulator and the device on the real monotonic clock; the code is the same.
+/// The one imperative part of the product, for every device: the single button alone, or a
+/// keypad with code entry and a door strike. It waits until the earliest of (next input, the
+/// coordinator's deadline (keys' debounce windows, countdown, entry), the output pulse's bound,
+/// display service, send and verify runner service), feeds the `DeviceCoordinator`, and carries
+/// out its actions. Tests and the headless simulator drive it on a virtual clock, the interactive
+/// simulator and the device on the real monotonic clock; the code is the same.
 ///
-/// The send command runs through `runner` (its outcomes come back as `LoopInput.sendFinished`, from
-/// `runner.service(now:)` or at once from `runner.start`). The controller's state is persisted to
-/// `store` on the wall clock `wallClock`: read once when `run()` starts (a countdown persisted by
-/// an earlier process resumes; an unreadable state is moved aside and logged), written on every
-/// `.persist` action. Only the monotonic clock times anything while running; the wall clock is
-/// read only to convert at those two moments.
-public struct EventLoop<
-    Source: EventSource, Display: FrameDisplay, LED: OutputLine, Clock: MonotonicClock, Observer: LoopObserver,
-    Runner: CommandRunner, Store: StateStorage, Wall: WallClock
-> {
-    public var source: Source
-    public var display: Display
-    public var led: LED
-    public let clock: Clock
-    public var observer: Observer
-    public var controller: ResendController
-    public var debouncer: Debouncer
-    public var runner: Runner
-    public var store: Store
-    public let wallClock: Wall
-    /// False when there is no store: nothing is read or written.
-    public let persistence: Bool
+/// - Inputs: `.key` (the single button as `Key.button`, keypad keys from a backend), every key
+///   through the coordinator's `KeyDebouncer`; only the button's raw edges and debounced changes
+///   are logged (a key's identity may be a digit of the code). The button's level is read
+///   (`EventSource.readButtonLevel`) when its debounce window closes and after
+///   `.edgesMayBeLost`; a level that differs from its last edge is reconciled
+///   (`KeyDebouncer.reconcile`: lost edges repaired, no press from a window that did not hold).
+/// - The send command runs through `environment.sender`, its outcomes arriving as
+///   `.commandFinished(.send, _)`, from the runner's `service(now:)`, or at once from `start`. The press time
+///   it is given is the press's own instant on the wall clock (worked back from the loop's `now`).
+/// - The verify command runs through `environment.verifier` (the code goes to its standard input;
+///   the loop logs only the code's length and the outcome, never a digit, and never the verify
+///   command's output). Without a code entry, verify outcomes are ignored.
+/// - The output line (`environment.strike`: door strike, relay) is driven inactive at start and at
+///   stop (also when waiting fails and `run()` throws), and every pulse is bounded twice: by the
+///   entry flow's own deadline and by the loop's (`EntryConfig.pulse` after it went active), so no
+///   path leaves it active past its pulse while the loop runs. Raspberry Pi kernels keep a
+///   released output at its last level: if the process dies mid-pulse the line stays active until
+///   the next start drives it inactive (keep restarts fast).
+/// - The state (the controller's and, with a code entry, the entry's: one file) is read once when
+///   `run()` starts (a countdown persisted by an earlier process resumes; an unreadable state is
+///   moved aside and logged) and written on every `.persist` action, converted on the wall clock.
+///   After the actions of one batch the coordinator is told whether all of that batch's writes
+///   succeeded (`DeviceCoordinator.stateWritten`): the entry flow starts a verify command only once
+///   its try is on disk, and closes code entry while writes fail (fail closed). Only the monotonic
+///   clock times anything while running. Without a store (`environment.store` nil) nothing is read
+///   or written.
+public struct EventLoop<Environment: LoopEnvironment> {
+    /// The loop's outside world: its parts are reachable (and inspectable in tests) here.
+    public var environment: Environment
+    public private(set) var coordinator: DeviceCoordinator
 
-    /// The latest instant fed to the controller; its inputs never go backwards in time.
-    private var controllerTime: Instant
     private var ledState: Bool?
-    /// `debouncer.suppressedEdges` at the last `.bouncesSuppressed` report.
+    /// The output line's last level set successfully; nil before the first or after a failure.
+    private var outputState: Bool?
+    /// The loop's own bound on a pulse (the output goes inactive here at the latest), or, after a
+    /// failed `set`, when to try driving it inactive again.
+    private var outputDeadline: Instant?
+    /// The wait before the next retry after a failed `set` (doubling, at most a minute).
+    private var outputRetry = EventLoopTiming.firstOutputRetry
+    /// `coordinator.keys.suppressedEdges` at the last `.bouncesSuppressed` report.
     private var reportedBounces = 0
+    /// The latest snapshots, written together (one state file).
+    private var controllerSnapshot: ControllerSnapshot?
+    private var entrySnapshot: EntrySnapshot?
 
-    /// A loop with a send command runner and a state store on `wallClock`.
-    public init(
-        source: Source, display: Display, led: LED, clock: Clock, observer: Observer,
-        controller: ResendController, debouncer: Debouncer, runner: Runner, store: Store, wallClock: Wall
-    ) {
-        self.init(
-            source: source, display: display, led: led, clock: clock, observer: observer, controller: controller,
-            debouncer: debouncer, runner: runner, store: store, wallClock: wallClock, persistence: true)
-    }
-
-    private init(
-        source: Source, display: Display, led: LED, clock: Clock, observer: Observer, controller: ResendController,
-        debouncer: Debouncer, runner: Runner, store: Store, wallClock: Wall, persistence: Bool
-    ) {
-        self.source = source
-        self.display = display
-        self.led = led
-        self.clock = clock
-        self.observer = observer
-        self.controller = controller
-        self.debouncer = debouncer
-        self.runner = runner
-        self.store = store
-        self.wallClock = wallClock
-        self.persistence = persistence
-        self.controllerTime = .origin
+    public init(environment: Environment, coordinator: DeviceCoordinator) {
+        self.environment = environment
+        self.coordinator = coordinator
     }
 
     /// The earliest instant anything inside the loop needs to run again; nil when idle.
     public var nextDeadline: Instant? {
-        earliest(earliest(earliest(debouncer.nextDeadline, controller.nextDeadline), display.nextService), runner.nextService)
+        var next = earliest(coordinator.nextDeadline, environment.display.nextService)
+        next = earliest(next, environment.sender.nextService)
+        next = earliest(next, environment.verifier.nextService)
+        return earliest(next, outputState == false ? nil : outputDeadline)
     }
 
-    /// Runs until a `.stop` input arrives; then shows the stopped screen and returns.
-    /// Throws only when waiting itself fails (the event source broke).
+    /// Runs until a `.stop` input arrives; then shows the stopped screen, drives the output line
+    /// inactive and returns. Throws only when waiting itself fails (the event source broke; the
+    /// output is driven inactive first).
     public mutating func run() throws(HALError) {
-        let start = clock.now()
-        controllerTime = start
-        var restored: ControllerSnapshot?
-        if persistence, let state = store.loadState(observer: &observer, now: start) {
-            restored = state.resumed(monotonicNow: start, wallNow: wallClock.now(), config: controller.config)
+        let start = environment.clock.now()
+        var restoredController: ControllerSnapshot?
+        var restoredEntry: EntrySnapshot?
+        if var store = environment.store {
+            var observer = environment.observer
+            let loaded = store.loadState(observer: &observer, now: start)
+            environment.observer = observer
+            environment.store = store
+            if let state = loaded {
+                let wallNow = environment.wallClock.now()
+                restoredController = state.resumed(monotonicNow: start, wallNow: wallNow, config: coordinator.controller.config)
+                if let entry = coordinator.entry {
+                    restoredEntry = state.entry?.resumed(monotonicNow: start, wallNow: wallNow, config: entry.config)
+                }
+            }
         }
-        perform(controller.start(now: start, restoring: restored), now: start)
-        observer.stepFinished(at: start)
+        perform(coordinator.start(now: start, restoring: restoredController, entry: restoredEntry), now: start)
+        environment.observer.stepFinished(at: start)
         while true {
-            let inputs = try source.wait(until: nextDeadline)
-            let now = clock.now()
+            let inputs: [LoopInput]
+            do throws(HALError) {
+                inputs = try environment.source.wait(until: nextDeadline)
+            } catch {
+                releaseOutput(now: environment.clock.now())
+                throw error
+            }
+            let now = environment.clock.now()
             if step(inputs, now: now) { return }
         }
     }
@@ -171,143 +186,198 @@ public struct EventLoop<
     private mutating func step(_ inputs: [LoopInput], now: Instant) -> Bool {
         for input in inputs {
             switch input {
-            case .edge(let edge):
-                observer.record(.edge(edge), at: now)
-                if let change = debouncer.feed(edge) { debounced(change, now: now) }
             case .key(let event):
-                // This loop has one button and no keypad (`KeypadLoop` has one): other keys are dropped.
-                guard event.key == .button else { continue }
-                let edge = ButtonEdge(pressed: event.isPress, time: event.at)
-                observer.record(.edge(edge), at: now)
-                if let change = debouncer.feed(edge) { debounced(change, now: now) }
-            case .verifyFinished:
-                continue  // no verify command without a keypad
-            case .inputDevice(let event):
-                observer.record(.keypad(event), at: now)
+                // Only the button's raw edges are logged: a key's identity may be a digit of the code.
+                if event.key == .button {
+                    environment.observer.record(.edge(ButtonEdge(pressed: event.isPress, time: event.at)), at: now)
+                }
+                perform(coordinator.feed(event, now: now), now: now)
             case .edgesMayBeLost:
                 reconcileButtonLevel(now: now)
-            case .sendFinished(let outcome):
-                controllerTime = max(controllerTime, now)
-                perform(controller.sendFinished(outcome, now: controllerTime), now: now)
+            case .commandFinished(.send, let outcome):
+                perform(coordinator.sendFinished(outcome, now: now), now: now)
+            case .commandFinished(.verify, let outcome):
+                verifyEnded(outcome, now: now)
+            case .inputDevice(let event):
+                environment.observer.record(.keypad(event), at: now)
             case .stop:
-                controllerTime = max(controllerTime, now)
-                perform(controller.stop(now: controllerTime), now: now)
-                observer.stepFinished(at: now)
+                perform(coordinator.stop(now: now), now: now)
+                releaseOutput(now: now)
+                environment.observer.stepFinished(at: now)
                 return true
             }
         }
-        if let due = debouncer.nextDeadline, due <= now {
+        if let due = coordinator.keys.nextDeadline(of: .button), due <= now {
             // A window closes: make sure no edge was lost in it before trusting the last one.
             reconcileButtonLevel(now: now)
         }
-        if let change = debouncer.advance(to: now) { debounced(change, now: now) }
-        controllerTime = max(controllerTime, now)
-        if let due = runner.nextService, due <= now {
-            for outcome in runner.service(now: now) {
-                perform(controller.sendFinished(outcome, now: controllerTime), now: now)
-            }
+        perform(coordinator.advanceKeys(to: now), now: now)
+        if let due = environment.sender.nextService, due <= now {
+            for outcome in environment.sender.service(now: now) { perform(coordinator.sendFinished(outcome, now: now), now: now) }
         }
-        perform(controller.advance(to: controllerTime), now: now)
-        if let due = display.nextService, due <= now {
-            for event in display.service(now: now) { observer.record(.display(event), at: now) }
+        if let due = environment.verifier.nextService, due <= now {
+            for outcome in environment.verifier.service(now: now) { verifyEnded(outcome, now: now) }
         }
-        observer.stepFinished(at: now)
+        perform(coordinator.advance(to: now), now: now)
+        if outputState != false, let bound = outputDeadline, bound <= now {
+            setOutput(false, now: now)
+        }
+        if let due = environment.display.nextService, due <= now {
+            for event in environment.display.service(now: now) { environment.observer.record(.display(event), at: now) }
+        }
+        environment.observer.stepFinished(at: now)
         return false
     }
 
-    /// Reads the button line and lets the debouncer reconcile its edges with it.
+    /// Reads the button line and lets the key debouncer reconcile the button's edges with it.
     private mutating func reconcileButtonLevel(now: Instant) {
         let level: ButtonLevel?
         do throws(HALError) {
-            level = try source.readButtonLevel()
+            level = try environment.source.readButtonLevel()
         } catch {
-            observer.record(.buttonReadFailed(error), at: now)
+            environment.observer.record(.buttonReadFailed(error), at: now)
             return
         }
-        guard let level, level.pressed != debouncer.rawPressed else { return }
-        observer.record(.edgesLost(level), at: now)
-        if let change = debouncer.reconcile(level) { debounced(change, now: now) }
+        guard let level, level.pressed != coordinator.keys.rawPressed(.button) else { return }
+        environment.observer.record(.edgesLost(level), at: now)
+        perform(coordinator.reconcile(.button, level: level, now: now), now: now)
     }
 
-    private mutating func debounced(_ change: DebouncedChange, now: Instant) {
-        observer.record(.debounced(change), at: now)
-        guard change.pressed else { return }
-        // The press happened when it became certain (kernel timestamp + window), which may be a
-        // little before `now` when the loop ran late; the controller never goes back in time.
-        controllerTime = max(controllerTime, min(change.time, now))
-        perform(controller.press(now: controllerTime), now: now)
+    private mutating func verifyEnded(_ outcome: CommandOutcome, now: Instant) {
+        guard coordinator.entry != nil else { return }  // no verify command without a code entry
+        environment.observer.record(.verifyEnded(ending: outcome.ending, duration: outcome.duration), at: now)
+        let result = VerifyOutcome(sequence: outcome.sequence, result: VerifyResult(outcome.ending))
+        perform(coordinator.verifyFinished(result, now: now), now: now)
     }
 
-    private mutating func perform(_ actions: [ControllerAction], now: Instant) {
-        var immediateOutcomes: [SendOutcome] = []
+    private mutating func perform(_ actions: [DeviceAction], now: Instant) {
+        var immediateSends: [CommandOutcome] = []
+        var immediateVerifies: [CommandOutcome] = []
+        // Fail closed: whether every state write of this batch succeeded (nil: none was asked).
+        var written: Bool?
         for action in actions {
             switch action {
             case .show(let frame):
-                for event in display.show(frame, now: now) { observer.record(.display(event), at: now) }
-            case .setLED(let on):
-                guard ledState != on else { continue }
-                do throws(HALError) {
-                    try led.set(on)
-                    ledState = on
-                    observer.record(.led(on), at: now)
-                } catch {
-                    ledState = nil
-                    observer.record(.ledFailed(error), at: now)
+                for event in environment.display.show(frame, now: now) { environment.observer.record(.display(event), at: now) }
+            case .buttonChanged(let change):
+                environment.observer.record(.debounced(change), at: now)
+            case .controller(.persist(let snapshot)):
+                controllerSnapshot = snapshot
+                written = writeState() && (written ?? true)
+            case .controller(let action):
+                if let outcome = performController(action, now: now) { immediateSends.append(outcome) }
+            case .entry(let action):
+                switch action {
+                case .runVerify(let request):
+                    if let outcome = environment.verifier.start(request, now: now) { immediateVerifies.append(outcome) }
+                case .setOutput(let active):
+                    setOutput(active, now: now)
+                case .persist(let snapshot):
+                    entrySnapshot = snapshot
+                    written = writeState() && (written ?? true)
+                case .log(let event):
+                    environment.observer.record(.entry(event), at: now)
                 }
-            case .log(let event):
-                observer.record(.controller(event), at: now)
-                if case .pressAccepted = event, debouncer.suppressedEdges > reportedBounces {
-                    observer.record(.bouncesSuppressed(count: debouncer.suppressedEdges - reportedBounces), at: now)
-                    reportedBounces = debouncer.suppressedEdges
-                }
-            case .persist(let snapshot):
-                guard persistence else { continue }
-                // Both clocks read together: the pair anchors the conversion to wall time.
-                let state = PersistedState(snapshot, monotonicNow: clock.now(), wallNow: wallClock.now())
-                do throws(HALError) {
-                    try store.write(state.encoded())
-                } catch {
-                    observer.record(.state(.writeFailed(error)), at: now)
-                }
-            case .runSendCommand(let attempt, let sequence, let cooldownSeconds):
-                // The press was at `controllerTime`; the wall clock is read now, so step back.
-                let sincePress = max(TimeSpan.zero, clock.now() - controllerTime)
-                let request = SendRequest(
-                    sequence: sequence, attempt: attempt, cooldownSeconds: cooldownSeconds,
-                    pressTime: wallClock.now() - sincePress)
-                if let outcome = runner.start(request, now: now) { immediateOutcomes.append(outcome) }
             }
         }
-        for outcome in immediateOutcomes {
-            perform(controller.sendFinished(outcome, now: controllerTime), now: now)
+        // Fail closed: the entry flow learns whether the state reached the disk before it acts on
+        // it (a submitted code's verify command starts only from this answer).
+        if let written { perform(coordinator.stateWritten(written, now: now), now: now) }
+        for outcome in immediateSends { perform(coordinator.sendFinished(outcome, now: now), now: now) }
+        for outcome in immediateVerifies { verifyEnded(outcome, now: now) }
+    }
+
+    /// Carries out one of the controller's actions; the outcome of a send that could not start.
+    private mutating func performController(_ action: ControllerAction, now: Instant) -> CommandOutcome? {
+        switch action {
+        case .show:
+            return nil  // the coordinator merges frames; it never passes this on
+        case .setLED(let on):
+            guard ledState != on else { return nil }
+            do throws(HALError) {
+                try environment.led.set(on)
+                ledState = on
+                environment.observer.record(.led(on), at: now)
+            } catch {
+                ledState = nil
+                environment.observer.record(.ledFailed(error), at: now)
+            }
+        case .log(let event):
+            environment.observer.record(.controller(event), at: now)
+            let suppressed = coordinator.keys.suppressedEdges
+            if case .pressAccepted = event, suppressed > reportedBounces {
+                environment.observer.record(.bouncesSuppressed(count: suppressed - reportedBounces), at: now)
+                reportedBounces = suppressed
+            }
+        case .persist:
+            return nil  // written by `perform`, which reports the write to the entry flow
+        case .runSendCommand(let attempt, let sequence, let cooldownSeconds):
+            // The press was at the coordinator's time; the wall clock is read now, so step back.
+            let sincePress = max(TimeSpan.zero, environment.clock.now() - coordinator.controllerTime)
+            let request = SendRequest(
+                sequence: sequence, attempt: attempt, cooldownSeconds: cooldownSeconds,
+                pressTime: environment.wallClock.now() - sincePress)
+            return environment.sender.start(request, now: now)
+        }
+        return nil
+    }
+
+    /// Sets the output line. A failure is logged and the level counts as unknown: the loop tries
+    /// to drive it inactive again after `outputRetry` (100 ms, doubling up to a minute), until that
+    /// succeeds.
+    private mutating func setOutput(_ active: Bool, now: Instant) {
+        if !active && outputState == false { return }
+        do throws(HALError) {
+            try environment.strike.set(active)
+            outputState = active
+            outputRetry = EventLoopTiming.firstOutputRetry
+            if active {
+                outputDeadline = coordinator.entry?.config.pulse.map { now + $0 }
+            } else {
+                outputDeadline = nil
+            }
+            environment.observer.record(.output(active), at: now)
+        } catch {
+            outputState = nil
+            outputDeadline = now + outputRetry
+            outputRetry = min(outputRetry + outputRetry, EventLoopTiming.longestOutputRetry)
+            environment.observer.record(.outputFailed(error), at: now)
         }
     }
-}
 
-extension EventLoop where Runner == NoCommandRunner, Store == NoStateStorage, Wall == NoWallClock {
-    /// A loop without a send command and without persistence.
-    public init(
-        source: Source, display: Display, led: LED, clock: Clock, observer: Observer,
-        controller: ResendController, debouncer: Debouncer
-    ) {
-        self.init(
-            source: source, display: display, led: led, clock: clock, observer: observer, controller: controller,
-            debouncer: debouncer, runner: NoCommandRunner(), store: NoStateStorage(), wallClock: NoWallClock(),
-            persistence: false)
+    /// Writes the latest snapshots as one state (the controller's, and with a code entry the
+    /// entry's; a machine that has not persisted yet contributes its current snapshot), both
+    /// clocks read together: the pair anchors the conversion to wall time. False when the write
+    /// failed (logged); true when it succeeded or nothing is persisted.
+    private mutating func writeState() -> Bool {
+        guard var store = environment.store else { return true }
+        let monotonicNow = environment.clock.now()
+        let wallNow = environment.wallClock.now()
+        var state = PersistedState(controllerSnapshot ?? coordinator.controller.snapshot, monotonicNow: monotonicNow, wallNow: wallNow)
+        if let entry = coordinator.entry {
+            state.entry = PersistedEntryState(entrySnapshot ?? entry.snapshot, monotonicNow: monotonicNow, wallNow: wallNow)
+        }
+        var written = true
+        do throws(HALError) {
+            try store.write(state.encoded())
+        } catch {
+            environment.observer.record(.state(.writeFailed(error)), at: monotonicNow)
+            written = false
+        }
+        environment.store = store
+        return written
+    }
+
+    /// Drives a configured output line inactive (stop, or waiting failed).
+    private mutating func releaseOutput(now: Instant) {
+        if coordinator.entry?.config.pulse != nil { setOutput(false, now: now) }
     }
 }
 
-extension EventLoop where Store == NoStateStorage {
-    /// A loop with a send command runner but without persistence (`wallClock` stamps the press
-    /// time given to the command).
-    public init(
-        source: Source, display: Display, led: LED, clock: Clock, observer: Observer,
-        controller: ResendController, debouncer: Debouncer, runner: Runner, wallClock: Wall
-    ) {
-        self.init(
-            source: source, display: display, led: led, clock: clock, observer: observer, controller: controller,
-            debouncer: debouncer, runner: runner, store: NoStateStorage(), wallClock: wallClock, persistence: false)
-    }
+/// The output line's retry after a failed `set`.
+enum EventLoopTiming {
+    static let firstOutputRetry = TimeSpan.milliseconds(100)
+    static let longestOutputRetry = TimeSpan.seconds(60)
 }
 
 /// The earlier of two optional instants; nil only when both are nil.
@@ -334,21 +404,27 @@ public struct NoLED: OutputLine {
     public mutating func set(_ active: Bool) throws(HALError) {}
 }
 
+/// No output line (door strike, relay) is fitted.
+public struct NoStrike: OutputLine {
+    public init() {}
+    public mutating func set(_ active: Bool) throws(HALError) {}
+}
+
 /// No send command: every start fails at once (a controller configured with a send command needs
 /// a real runner).
 public struct NoCommandRunner: CommandRunner {
     public init() {}
-    public mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
-        SendOutcome(sequence: request.sequence, ending: .couldNotStart(reason: "no send command is configured", errno: 0), duration: .zero)
+    public mutating func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
+        CommandOutcome(sequence: request.sequence, ending: .couldNotStart(reason: "no send command is configured", errno: 0), duration: .zero)
     }
     public var nextService: Instant? { nil }
-    public mutating func service(now: Instant) -> [SendOutcome] { [] }
+    public mutating func service(now: Instant) -> [CommandOutcome] { [] }
 }
 
 extension StateStorage {
     /// Reads the stored state at a loop's start and logs what happened to `observer`: restored,
     /// a fresh start, a read failure, or an unreadable file moved aside (or the move's failure).
-    /// Nil for a fresh start. Shared by `EventLoop` and `KeypadLoop`.
+    /// Nil for a fresh start.
     mutating func loadState<Observer: LoopObserver>(observer: inout Observer, now: Instant) -> PersistedState? {
         let bytes: [UInt8]?
         do throws(HALError) {

@@ -65,9 +65,11 @@ public struct MatrixScanner<Rows: MatrixRowLines, Columns: MatrixColumnLines, Wa
     /// When `scan(now:)` must be called again; nil when every key is up (wait for a column edge).
     public private(set) var nextScan: Instant?
 
-    /// The default time a column is given to settle after its row changes: 10 us. An assumed
-    /// margin, not a measurement: twice the RC time of a 50 kohm pull-up against 100 pF of keypad
-    /// and cable. Long or shielded cables may need more (configurable).
+    /// The default time a column is given to settle after its row changes: 10 us
+    /// (`keypad.settleMicroseconds` sets another). The slow case is a column rising through its
+    /// pull-up after the row that held it low is released: from 0 V to VIH (2.0 V of 3.3 V) takes
+    /// RC * ln(3.3 / 1.3) = 0.93 RC, so 10 us covers RC up to 10.7 us: 165 pF of keypad, pin and
+    /// cable against a 65 kohm pull-up (the high end of the Pi's 50-65 kohm).
     public static var defaultSettle: TimeSpan { .microseconds(10) }
     /// The default re-scan period while a key is down: 5 ms, a quarter of the default debounce
     /// window, so the debouncer sees a press settle within a window plus 5 ms.

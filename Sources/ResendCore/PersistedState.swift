@@ -62,7 +62,7 @@ public struct ControllerSnapshot: Hashable, Sendable {
 /// }
 /// ```
 ///
-/// With a keypad (`KeypadLoop`) an `entry` object follows (see `PersistedEntryState`): the
+/// With a code entry (a keypad) an `entry` object follows (see `PersistedEntryState`): the
 /// attempts and the lockout of the code-entry flow, so a restart does not reset a lockout.
 ///
 /// `status` is `title`, `sending`, `sent` or `failed`; `countdownEndsUnixMs` and `runEndsUnixMs`

@@ -98,7 +98,7 @@ public enum ControllerEvent: Hashable, Sendable {
     case sendStarted(attempt: Int, sequence: Int, cooldownSeconds: Int)
     /// A send command ended. `superseded` is true when a newer send was started meanwhile (its
     /// outcome then only goes to the log).
-    case sendFinished(SendOutcome, at: Instant, superseded: Bool)
+    case sendFinished(CommandOutcome, at: Instant, superseded: Bool)
     /// The cap of sends is reached: sending is allowed again at `until`.
     case lockoutStarted(until: Instant)
     /// The lockout ended at `at`.
@@ -291,7 +291,7 @@ public struct ResendController {
 
     /// The send command with `outcome.sequence` ended at `now` (see the type's documentation).
     /// An outcome of a superseded or unknown send is only logged.
-    public mutating func sendFinished(_ outcome: SendOutcome, now: Instant) -> [ControllerAction] {
+    public mutating func sendFinished(_ outcome: CommandOutcome, now: Instant) -> [ControllerAction] {
         precondition(started, "ResendController: sendFinished before start")
         if case .stopped = state { return [] }
         var events: [ControllerEvent] = []

@@ -4,7 +4,7 @@ import HALMock
 import ResendApp
 import ResendCore
 
-// Figure 7: the keypad (issue 14) on virtual time, through the real keypad loop (`KeypadLoop`),
+// Figure 7: the keypad (issue 14) on virtual time, through the device's one loop (`EventLoop`) with the code entry,
 // coordinator, driver and backpack, onto the HD44780 emulator behind a recording bus with the
 // 100 kHz timing model (each write blocks the virtual clock for its bytes), like figure 1:
 // - idle wake-ups: how often the loop's wait returns with nothing to do, with a keypad, while
@@ -94,13 +94,13 @@ private func runKeypadRig(
     keypad.entry.validitySeconds = nil
     var config = ControllerConfig(duration: .seconds(60), texts: Texts(), layout: ScreenLayout(columns: geometry.columns, rows: geometry.rows))
     config.hasSendCommand = true
-    var loop = KeypadLoop(
-        source: CountingSource(inner: VirtualEventSource(clock: clock, inputs: inputs)), display: display, led: NoLED(), output: NoLED(),
-        clock: clock, observer: NoObserver(), pad: keypad.coordinator(controller: config),
-        runner: ScriptedCommandRunner([.succeeds(after: .milliseconds(300))]), verifier: VerifyRunner.scripted(ScriptedCommandRunner(verifySteps)),
-        store: NoStateStorage(), wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock), persistence: false)
+    let environment = DeviceEnvironment(
+        source: CountingSource(inner: VirtualEventSource(clock: clock, inputs: inputs)), display: display, led: NoLED(), strike: NoStrike(),
+        clock: clock, observer: NoObserver(), sender: .scripted(ScriptedCommandRunner([.succeeds(after: .milliseconds(300))])),
+        verifier: .scripted(ScriptedCommandRunner(verifySteps)), wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock))
+    var loop = EventLoop(environment: environment, coordinator: deviceCoordinator(controller: config, button: Debouncer(), keypad: keypad))
     try loop.run()
-    return (loop.source, watcher.echoes, watcher.lines, emulator.violations.map(\.description))
+    return (loop.environment.source, watcher.echoes, watcher.lines, emulator.violations.map(\.description))
 }
 
 private func tap(_ key: Key, at time: Instant, hold: TimeSpan = .milliseconds(100)) -> [(time: Instant, input: LoopInput)] {

@@ -39,8 +39,8 @@ private func readMessages(_ fd: Int32) throws(HALError) -> [LoopInput] {
         let kind = words[2 * index]
         let time = Instant(nanoseconds: words[2 * index + 1])
         switch kind {
-        case Message.press: return .edge(ButtonEdge(pressed: true, time: time))
-        case Message.release: return .edge(ButtonEdge(pressed: false, time: time))
+        case Message.press: return .button(ButtonEdge(pressed: true, time: time))
+        case Message.release: return .button(ButtonEdge(pressed: false, time: time))
         default: return .stop
         }
     }
@@ -208,14 +208,18 @@ struct RealTimeRig {
         let feeder = Feeder(input: input.writeEnd, notices: notices.readEnd, loopThread: loopThread)
         let thread = Thread { body(feeder) }
         let config = ControllerConfig(duration: .seconds(Int64(durationSeconds)), texts: Texts(), layout: .sixteenByTwo)
+        let environment = DeviceEnvironment(
+            source: source, display: display, led: NoLED(), strike: NoStrike(), clock: clock,
+            observer: PressObserver(notices: notices.writeEnd), wallClock: NoWallClock())
         var loop = EventLoop(
-            source: source, display: display, led: NoLED(), clock: clock, observer: PressObserver(notices: notices.writeEnd),
-            controller: ResendController(config: config), debouncer: Debouncer(window: RealTimeRig.debounceWindow, mode: .stable))
+            environment: environment,
+            coordinator: deviceCoordinator(
+                controller: config, button: Debouncer(window: RealTimeRig.debounceWindow, mode: .stable), keypad: nil))
         try loop.run()
-        source = loop.source
-        display = loop.display
+        source = loop.environment.source
+        display = loop.environment.display
         thread.join()
-        return loop.observer
+        return loop.environment.observer
     }
 }
 

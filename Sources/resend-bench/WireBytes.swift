@@ -199,17 +199,18 @@ func measureWire(smbusOnly: Bool, durationSeconds: Int = 60) throws(HALError) ->
     let window = TimeSpan.milliseconds(20)
     let pressAt = start + .milliseconds(100)
     let inputs: [(time: Instant, input: LoopInput)] = [
-        (pressAt, .edge(ButtonEdge(pressed: true, time: pressAt))),
-        (pressAt + .milliseconds(200), .edge(ButtonEdge(pressed: false, time: pressAt + .milliseconds(200)))),
+        (pressAt, .button(ButtonEdge(pressed: true, time: pressAt))),
+        (pressAt + .milliseconds(200), .button(ButtonEdge(pressed: false, time: pressAt + .milliseconds(200)))),
         (pressAt + .seconds(Int64(durationSeconds) + 1), .stop),
     ]
     let config = ControllerConfig(duration: .seconds(Int64(durationSeconds)), texts: Texts(), layout: .sixteenByTwo)
+    let environment = DeviceEnvironment(
+        source: VirtualEventSource(clock: clock, inputs: inputs), display: display, led: NoLED(), strike: NoStrike(), clock: clock,
+        observer: FrameRecorder(bus: bus, emulator: emulator, smbusOnly: smbusOnly), wallClock: NoWallClock())
     var loop = EventLoop(
-        source: VirtualEventSource(clock: clock, inputs: inputs), display: display, led: NoLED(), clock: clock,
-        observer: FrameRecorder(bus: bus, emulator: emulator, smbusOnly: smbusOnly),
-        controller: ResendController(config: config), debouncer: Debouncer(window: window, mode: .stable))
+        environment: environment, coordinator: deviceCoordinator(controller: config, button: Debouncer(window: window, mode: .stable), keypad: nil))
     try loop.run()
-    let frames = loop.observer.frames
+    let frames = loop.environment.observer.frames
 
     let countdownLabel = { (label: String) in label.hasPrefix("Resend (") }
     guard frames.count >= 3,

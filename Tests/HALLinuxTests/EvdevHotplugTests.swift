@@ -22,6 +22,9 @@ final class FakeInputDevice {
     private(set) var opens = 0
     /// Set: opening fails with it (even when the file is there).
     var openError: HALError?
+    /// The key codes down (what EVIOCGKEY says); set: reading them fails with it.
+    var keysDown: [UInt16] = []
+    var keysDownError: HALError?
 
     /// `relative` under a fresh temporary directory, e.g. "by-id/usb-keypad-event-kbd".
     init(_ relative: String = "by-id/usb-keypad-event-kbd") {
@@ -38,7 +41,10 @@ final class FakeInputDevice {
         opens += 1
         let fd = dup(pipe.readEnd)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        return EvdevKeypad(adopting: fd, path: path)
+        return EvdevKeypad(adopting: fd, path: path) { () throws(HALError) -> [UInt16] in
+            if let error = self.keysDownError { throw error }
+            return self.keysDown
+        }
     }
 
     /// udev makes the link (and its directory).
@@ -200,6 +206,83 @@ struct EvdevHotplugTests {
         #expect(unused == 0)
         #expect(inputs.last == .inputDevice(.offline(path: fake.path, error: HALError(.io, operation: "read " + fake.path, errno: EIO))))
         #expect(!keypad.isOnline)
+    }
+
+    @Test(.enabled(if: MemoryLayout<Int>.size == 8, "the byte layout is the 64-bit one"))
+    func aKeyStillHeldWhenTheDeviceIsBackIsPressedAgainAndItsReleaseCounts() throws {
+        let fake = FakeInputDevice()
+        fake.plugIn()
+        let keypad = try HotplugEvdevKeypad(path: fake.path, opener: fake.opener)
+        fake.press(55, value: 1, seconds: 1)  // KEY_KPASTERISK down, held on
+        _ = try keypad.service()
+        fake.unplug()
+        _ = try keypad.service()
+        #expect(keypad.heldKeys.isEmpty, "released at the unplug")
+        fake.keysDown = [55]  // still held when it comes back
+        let before = SystemClock().now()
+        fake.plugIn()
+        let inputs = try keypad.service()
+        #expect(inputs.count == 2)
+        #expect(inputs.first == .inputDevice(.online(path: fake.path, name: nil)))
+        guard inputs.count == 2, case .key(let press) = inputs[1] else {
+            Issue.record("expected the held key's press after online: \(inputs)")
+            return
+        }
+        #expect(press.key == .star && press.edge == .pressed)
+        #expect(press.at >= before, "pressed at the time of the open")
+        #expect(keypad.heldKeys == [.star])
+        fake.press(55, value: 0, seconds: 1_000_000)
+        #expect(try keypad.service() == [.key(KeyEvent(.star, .released, at: Instant(nanoseconds: 1_000_000 * 1_000_000_000)))])
+        #expect(keypad.heldKeys.isEmpty)
+    }
+
+    @Test func keysDownAtStartArePressedWithTheFirstService() throws {
+        let fake = FakeInputDevice()
+        fake.plugIn()
+        fake.keysDown = [2]  // KEY_1
+        let keypad = try HotplugEvdevKeypad(path: fake.path, opener: fake.opener)
+        #expect(isPollReadable(keypad.fileDescriptor), "what the open found wakes the loop once")
+        let inputs = try keypad.service()
+        #expect(inputs.count == 1)
+        if case .key(let press)? = inputs.first {
+            #expect(press.key == .digit1 && press.edge == .pressed)
+        } else {
+            Issue.record("expected a press: \(inputs)")
+        }
+        #expect(!isPollReadable(keypad.fileDescriptor))
+        #expect(keypad.heldKeys == [.digit1])
+    }
+
+    @Test(.enabled(if: MemoryLayout<Int>.size == 8, "the byte layout is the 64-bit one"))
+    func droppedEventsAreMadeUpAndSaidForTheLog() throws {
+        let fake = FakeInputDevice()
+        fake.plugIn()
+        let keypad = try HotplugEvdevKeypad(path: fake.path, opener: fake.opener)
+        fake.press(55, value: 1, seconds: 1)
+        _ = try keypad.service()
+        fake.keysDown = []
+        fake.pipe?.write(inputEventBytes(seconds: 2, type: 0, code: 3, value: 0) + inputEventBytes(seconds: 3, type: 0, code: 0, value: 0))
+        #expect(try keypad.service() == [
+            .key(KeyEvent(.star, .released, at: Instant(nanoseconds: 3_000_000_000))),
+            .inputDevice(.eventsLost(path: fake.path, changes: 1)),
+        ])
+        #expect(keypad.heldKeys.isEmpty)
+    }
+
+    @Test func keysThatCannotBeReadAtAReplugAreSaidAndTheDeviceIsUsed() throws {
+        let fake = FakeInputDevice()
+        fake.plugIn()
+        let keypad = try HotplugEvdevKeypad(path: fake.path, opener: fake.opener)
+        fake.unplug()
+        _ = try keypad.service()
+        let failure = HALError(.io, operation: "EVIOCGKEY " + fake.path, errno: EIO)
+        fake.keysDownError = failure
+        fake.plugIn()
+        #expect(try keypad.service() == [
+            .inputDevice(.online(path: fake.path, name: nil)),
+            .inputDevice(.keysUnreadable(path: fake.path, error: failure)),
+        ])
+        #expect(keypad.isOnline)
     }
 
     @Test func anyOtherFailureAtStartIsThrown() {

@@ -54,13 +54,13 @@ struct EventSourceTests {
             var byte: UInt8 = 0
             _ = try Syscall.run("read pipe") { read(readEnd, &byte, 1) }
             handled.append(byte)
-            return [.edge(edge)]
+            return [.button(edge)]
         }
         // Nothing written yet: the descriptor is not readable.
         #expect(try source.wait(until: .origin) == [])
         #expect(handled.isEmpty)
         pipe.write([7])
-        #expect(try source.wait(until: nil) == [.edge(edge)])
+        #expect(try source.wait(until: nil) == [.button(edge)])
         #expect(handled == [7])
     }
 

@@ -24,6 +24,14 @@ struct GPIOMatrixTests {
         #expect(unused == 0)
     }
 
+    /// A released row is an input (open drain emulated by gpiolib on a Pi) and keeps its pad's
+    /// pull unless the request sets one; a pulled-down row against a pulled-up column reads
+    /// neither high nor low (phantom keys). The VM scenario keypad-pulldown-rows drives it.
+    @Test func releasedRowsArePulledUpLikeTheColumnsWhateverThePadsResetPull() {
+        #expect(GPIOMatrixLines.rowBias == .pullUp)
+        #expect(GPIOMatrixLines.columnBias == .pullUp)
+    }
+
     @Test func aMissingChipNamesTheFirstRow() {
         let error = thrownError { _ = try GPIOMatrixLines(rows: Self.rows, columns: Self.columns) }
         #expect(error?.kind == .notFound)

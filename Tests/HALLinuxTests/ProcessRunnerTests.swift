@@ -8,7 +8,7 @@ import Testing
 private func runOnce(
     _ arguments: [String], timeout: TimeSpan = .seconds(10), killGrace: TimeSpan = .seconds(2),
     request: SendRequest = SendRequest(sequence: 7, attempt: 1, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0))
-) throws -> (outcome: SendOutcome, immediate: Bool) {
+) throws -> (outcome: CommandOutcome, immediate: Bool) {
     let runner = try ProcessRunner(.init(arguments: arguments, timeout: timeout, killGrace: killGrace))
     var source = try LinuxEventSource(button: nil)
     _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
@@ -19,7 +19,7 @@ private func runOnce(
     while clock.now() < giveUp {
         let deadline = runner.nextService.map { min($0, giveUp) } ?? giveUp
         for input in try source.wait(until: deadline) {
-            if case .sendFinished(let outcome) = input {
+            if case .commandFinished(.send, let outcome) = input {
                 #expect(runner.runningCount == 0)
                 return (outcome, false)
             }
@@ -29,7 +29,7 @@ private func runOnce(
         }
     }
     Issue.record("the command did not finish")
-    return (SendOutcome(sequence: 0, ending: .exited(code: -1), duration: .zero), false)
+    return (CommandOutcome(sequence: 0, ending: .exited(code: -1), duration: .zero), false)
 }
 
 private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
@@ -179,9 +179,9 @@ struct ProcessRunnerTests {
         _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
         let clock = SystemClock()
         #expect(runner.start(SendRequest(sequence: 1, attempt: 1, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0)), now: clock.now()) == nil)
-        var outcome: SendOutcome?
+        var outcome: CommandOutcome?
         while outcome == nil {
-            for case .sendFinished(let finished) in try source.wait(until: clock.now() + .seconds(5)) { outcome = finished }
+            for case .commandFinished(.send, let finished) in try source.wait(until: clock.now() + .seconds(5)) { outcome = finished }
         }
         let ended = clock.now()
         let grandchild = try #require(Int32(text(outcome?.output ?? []).split(separator: "\n").first ?? ""))
@@ -237,7 +237,7 @@ struct ProcessRunnerTests {
         var finished: [(Int, String)] = []
         let giveUp = clock.now() + .seconds(10)
         while finished.count < 2, clock.now() < giveUp {
-            for case .sendFinished(let outcome) in try source.wait(until: giveUp) {
+            for case .commandFinished(.send, let outcome) in try source.wait(until: giveUp) {
                 finished.append((outcome.sequence, text(outcome.output)))
             }
         }

@@ -4,10 +4,10 @@ import HALLinux
 import Testing
 
 /// Runs one check through a real `ProcessRunner` (purpose verify) registered with a real
-/// `LinuxEventSource`, as the keypad loop does; `input` is what `VerifyRunner` writes (the code
+/// `LinuxEventSource`, as the event loop does; `input` is what `CommandService` writes (the code
 /// and a new line). Returns the outcome and the input buffer after `start` (it must be zeros).
 private func verifyOnce(_ arguments: [String], input: String, timeout: TimeSpan = .seconds(10),
-                        environment: [String: String] = [:]) throws -> (outcome: SendOutcome, inputAfter: [UInt8]) {
+                        environment: [String: String] = [:]) throws -> (outcome: CommandOutcome, inputAfter: [UInt8]) {
     let runner = try ProcessRunner(.init(arguments: arguments, timeout: timeout, killGrace: .milliseconds(200),
                                          environment: environment, purpose: .verify))
     var source = try LinuxEventSource(button: nil)
@@ -20,15 +20,15 @@ private func verifyOnce(_ arguments: [String], input: String, timeout: TimeSpan 
         let deadline = runner.nextService.map { min($0, giveUp) } ?? giveUp
         for input in try source.wait(until: deadline) {
             switch input {
-            case .verifyFinished(let outcome): return (outcome, bytes)
-            case .sendFinished: Issue.record("a verify command's end came as a send's")
+            case .commandFinished(.verify, let outcome): return (outcome, bytes)
+            case .commandFinished(.send, _): Issue.record("a verify command's end came as a send's")
             default: break
             }
         }
         if let due = runner.nextService, due <= clock.now() { _ = runner.service(now: clock.now()) }
     }
     Issue.record("the verify command did not finish")
-    return (SendOutcome(sequence: 0, ending: .exited(code: -1), duration: .zero), bytes)
+    return (CommandOutcome(sequence: 0, ending: .exited(code: -1), duration: .zero), bytes)
 }
 
 private func contents(_ path: String) -> String {

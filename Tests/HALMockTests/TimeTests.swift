@@ -142,13 +142,13 @@ struct VirtualEventSourceTests {
     func ordering() throws {
         let clock = ManualClock()
         var source = VirtualEventSource(clock: clock, inputs: [
-            (time: edgeC.time, input: .edge(edgeC)),
-            (time: edgeA.time, input: .edge(edgeA)),
-            (time: edgeB.time, input: .edge(edgeB)),
+            (time: edgeC.time, input: .button(edgeC)),
+            (time: edgeA.time, input: .button(edgeA)),
+            (time: edgeB.time, input: .button(edgeB)),
         ])
-        #expect(try source.wait(until: nil) == [.edge(edgeA), .edge(edgeB)])
+        #expect(try source.wait(until: nil) == [.button(edgeA), .button(edgeB)])
         #expect(clock.now() == .origin + .milliseconds(10))
-        #expect(try source.wait(until: nil) == [.edge(edgeC)])
+        #expect(try source.wait(until: nil) == [.button(edgeC)])
         #expect(clock.now() == .origin + .milliseconds(30))
     }
 
@@ -158,7 +158,7 @@ struct VirtualEventSourceTests {
         var source = VirtualEventSource(clock: clock, edges: [edgeC])
         #expect(try source.wait(until: .origin + .milliseconds(20)) == [])
         #expect(clock.now() == .origin + .milliseconds(20))
-        #expect(try source.wait(until: .origin + .milliseconds(40)) == [.edge(edgeC)])
+        #expect(try source.wait(until: .origin + .milliseconds(40)) == [.button(edgeC)])
         #expect(clock.now() == .origin + .milliseconds(30))
     }
 
@@ -166,7 +166,7 @@ struct VirtualEventSourceTests {
     func inputAtDeadline() throws {
         let clock = ManualClock()
         var source = VirtualEventSource(clock: clock, edges: [edgeC])
-        #expect(try source.wait(until: edgeC.time) == [.edge(edgeC)])
+        #expect(try source.wait(until: edgeC.time) == [.button(edgeC)])
         #expect(clock.now() == edgeC.time)
     }
 
@@ -183,7 +183,7 @@ struct VirtualEventSourceTests {
         let clock = ManualClock(.origin + .seconds(1))
         var source = VirtualEventSource(clock: clock)
         source.schedule(edges: [edgeA])
-        #expect(try source.wait(until: nil) == [.edge(edgeA)])
+        #expect(try source.wait(until: nil) == [.button(edgeA)])
         #expect(clock.now() == .origin + .seconds(1))
     }
 
@@ -191,7 +191,7 @@ struct VirtualEventSourceTests {
     func finalStop() throws {
         let clock = ManualClock()
         var source = VirtualEventSource(clock: clock, edges: [edgeA])
-        #expect(try source.wait(until: nil) == [.edge(edgeA)])
+        #expect(try source.wait(until: nil) == [.button(edgeA)])
         #expect(try source.wait(until: nil) == [.stop])
         #expect(try source.wait(until: nil) == [.stop])
         #expect(clock.now() == edgeA.time)
@@ -210,11 +210,11 @@ struct VirtualEventSourceTests {
         let clock = ManualClock()
         var source = VirtualEventSource(clock: clock, edges: [edgeA, edgeC])
         source.schedule(.stop, at: edgeA.time)
-        source.schedule(.edge(edgeB), at: .origin + .milliseconds(20))
+        source.schedule(.button(edgeB), at: .origin + .milliseconds(20))
         #expect(source.pending.count == 4)
-        #expect(try source.wait(until: nil) == [.edge(edgeA), .stop])
-        #expect(try source.wait(until: nil) == [.edge(edgeB)])
+        #expect(try source.wait(until: nil) == [.button(edgeA), .stop])
+        #expect(try source.wait(until: nil) == [.button(edgeB)])
         #expect(clock.now() == .origin + .milliseconds(20))
-        #expect(try source.wait(until: nil) == [.edge(edgeC)])
+        #expect(try source.wait(until: nil) == [.button(edgeC)])
     }
 }

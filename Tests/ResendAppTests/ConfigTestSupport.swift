@@ -1,13 +1,13 @@
 @testable import ResendApp
 
 /// What `resend-button ARGS` did, with `files` as the file system.
-struct CommandOutcome {
+struct CLIOutcome {
     var code: ExitCode
     var out: [String]
     var err: [String]
 }
 
-func runCommand(_ arguments: [String], files: [String: String] = [:]) -> CommandOutcome {
+func runCommand(_ arguments: [String], files: [String: String] = [:]) -> CLIOutcome {
     EquivalenceCorpus.record(arguments, files: files)
     final class Lines: @unchecked Sendable { var out: [String] = []; var err: [String] = [] }
     let lines = Lines()
@@ -16,16 +16,16 @@ func runCommand(_ arguments: [String], files: [String: String] = [:]) -> Command
         err: { lines.err.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
         readFile: { files[$0] })
     let code = runCommandLine(arguments, console: console, interactive: { _ throws(ExitError) in })
-    return CommandOutcome(code: code, out: lines.out, err: lines.err)
+    return CLIOutcome(code: code, out: lines.out, err: lines.err)
 }
 
 /// The lines `config check` prints for `text`, and its exit code.
-func checkConfig(_ text: String, name: String = "t.json5") -> CommandOutcome {
+func checkConfig(_ text: String, name: String = "t.json5") -> CLIOutcome {
     runCommand(["config", "check", name], files: [name: text])
 }
 
 /// `config check` of a file holding exactly `bytes` (which need not be UTF-8).
-func checkConfig(bytes: [UInt8], name: String = "t.json5") -> CommandOutcome {
+func checkConfig(bytes: [UInt8], name: String = "t.json5") -> CLIOutcome {
     final class Lines: @unchecked Sendable { var out: [String] = []; var err: [String] = [] }
     let lines = Lines()
     let console = Console(
@@ -34,7 +34,7 @@ func checkConfig(bytes: [UInt8], name: String = "t.json5") -> CommandOutcome {
         readFile: { _ in nil },
         readText: { path, _, _ in path == name ? .bytes(bytes) : .missing })
     let code = runCommandLine(["config", "check", name], console: console, interactive: { _ throws(ExitError) in })
-    return CommandOutcome(code: code, out: lines.out, err: lines.err)
+    return CLIOutcome(code: code, out: lines.out, err: lines.err)
 }
 
 /// The problems of `text` as `config check` prints them, without the "t.json5: " prefix; empty

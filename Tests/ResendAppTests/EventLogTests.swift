@@ -30,16 +30,16 @@ struct EventLogTests {
         LogCase(event: .controller(.sendStarted(attempt: 2, sequence: 7, cooldownSeconds: 120)), at: 1,
                 plain: "1.000 send started attempt=2 cooldown_seconds=120",
                 json: #"{"t":1.000,"event":"send_started","attempt":2,"cooldown_seconds":120}"#),
-        LogCase(event: .controller(.sendFinished(SendOutcome(sequence: 1, ending: .exited(code: 0), duration: .milliseconds(120)), at: at(1.12), superseded: false)),
+        LogCase(event: .controller(.sendFinished(CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: .milliseconds(120)), at: at(1.12), superseded: false)),
                 at: 1.12, plain: "1.120 send finished result=ok exit=0 ms=120",
                 json: #"{"t":1.120,"event":"send_finished","result":"ok","exit":0,"ms":120}"#),
-        LogCase(event: .controller(.sendFinished(SendOutcome(sequence: 1, ending: .exited(code: 3), duration: .seconds(1), output: Array("no route\n".utf8), droppedOutputBytes: 10), at: at(2), superseded: false)),
+        LogCase(event: .controller(.sendFinished(CommandOutcome(sequence: 1, ending: .exited(code: 3), duration: .seconds(1), output: Array("no route\n".utf8), droppedOutputBytes: 10), at: at(2), superseded: false)),
                 at: 2, plain: #"2.000 send finished result=failed exit=3 ms=1000 output_bytes=19"#,
                 json: #"{"t":2.000,"event":"send_finished","result":"failed","exit":3,"ms":1000,"output_bytes":19}"#),
-        LogCase(event: .controller(.sendFinished(SendOutcome(sequence: 1, ending: .timedOut(after: .seconds(10), killed: true), duration: .seconds(12)), at: at(12), superseded: false)),
+        LogCase(event: .controller(.sendFinished(CommandOutcome(sequence: 1, ending: .timedOut(after: .seconds(10), killed: true), duration: .seconds(12)), at: at(12), superseded: false)),
                 at: 12, plain: "12.000 send finished result=timeout after_ms=10000 killed=1 ms=12000",
                 json: #"{"t":12.000,"event":"send_finished","result":"timeout","after_ms":10000,"killed":1,"ms":12000}"#),
-        LogCase(event: .controller(.sendFinished(SendOutcome(sequence: 1, ending: .couldNotStart(reason: "sendsms: not found", errno: 2), duration: .zero), at: at(1), superseded: false)),
+        LogCase(event: .controller(.sendFinished(CommandOutcome(sequence: 1, ending: .couldNotStart(reason: "sendsms: not found", errno: 2), duration: .zero), at: at(1), superseded: false)),
                 at: 1, plain: #"1.000 send finished result=not_started reason="sendsms: not found" ms=0"#,
                 json: #"{"t":1.000,"event":"send_finished","result":"not_started","reason":"sendsms: not found","ms":0}"#),
         LogCase(event: .state(.unreadable(reason: "not JSON", movedTo: "/var/lib/resend-button/state.json.corrupt-1")), at: 0,
@@ -75,7 +75,7 @@ struct EventLogTests {
     @Test("the send command's output is only counted by default (an SMS API's reply may echo the code); send.logOutput logs the kept bytes and the count dropped")
     func sendOutputOptIn() throws {
         let event = LoopEvent.controller(.sendFinished(
-            SendOutcome(sequence: 1, ending: .exited(code: 0), duration: .seconds(1), output: Array("{\"body\":\"Your code is 482913\"}".utf8), droppedOutputBytes: 3),
+            CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: .seconds(1), output: Array("{\"body\":\"Your code is 482913\"}".utf8), droppedOutputBytes: 3),
             at: at(2), superseded: false))
         var lines: [String] = []
         EventLogger(format: .plain) { lines.append($0) }.record(event, at: at(2))
@@ -221,16 +221,19 @@ struct EventLogTests {
         let debouncer = Debouncer(window: .milliseconds(20), mode: scenario.mode)
         var lines: [String] = []
         let logger = EventLogger(format: .plain) { lines.append($0) }
-        var inputs = scenario.edges.map { (time: at($0.delivered), input: LoopInput.edge($0.edge)) }
+        var inputs = scenario.edges.map { (time: at($0.delivered), input: LoopInput.button($0.edge)) }
         inputs.append((at(12), .stop))
+        let environment = TestEnvironment(
+            source: VirtualEventSource(clock: clock, inputs: inputs), display: NullDisplay(), led: NoLED(), strike: NoStrike(), clock: clock,
+            observer: logger, sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: NoStateStorage?.none, wallClock: NoWallClock())
         var loop = EventLoop(
-            source: VirtualEventSource(clock: clock, inputs: inputs), display: NullDisplay(), led: NoLED(), clock: clock, observer: logger,
-            controller: ResendController(config: ControllerConfig(duration: .seconds(3))), debouncer: debouncer)
+            environment: environment,
+            coordinator: deviceCoordinator(controller: ControllerConfig(duration: .seconds(3)), button: debouncer, keypad: nil))
         try loop.run()
         #expect(lines == scenario.expected)
         // The last press is clean: every edge the loop's debouncer suppressed was reported, no more, no less.
         let reported = lines.compactMap { $0.split(separator: "count=").dropFirst().first.flatMap { Int($0) } }.reduce(0, +)
-        #expect(reported == loop.debouncer.suppressedEdges)
+        #expect(reported == loop.coordinator.keys.suppressedEdges)
     }
 }
 

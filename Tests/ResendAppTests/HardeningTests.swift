@@ -187,13 +187,13 @@ struct VirtualEventSourceScaleTests {
         for index in 0..<2_000 {
             // Times 0-999 ms, scrambled, each twice; the edge's own time carries its index.
             let time = Instant(nanoseconds: Int64((index * 7_919) % 1_000) * 1_000_000)
-            inputs.append((time, .edge(ButtonEdge(pressed: index % 2 == 0, time: Instant(nanoseconds: Int64(index))))))
+            inputs.append((time, .button(ButtonEdge(pressed: index % 2 == 0, time: Instant(nanoseconds: Int64(index))))))
         }
         var source = VirtualEventSource(clock: clock, inputs: Array(inputs[..<1_000]))
         var order: [Int64] = []
         var times: [Instant] = []
         func collect(_ batch: [LoopInput]) {
-            for case .edge(let edge) in batch {
+            for edge in batch.compactMap(\.buttonEdge) {
                 order.append(edge.time.nanoseconds)
                 times.append(clock.now())
             }

@@ -186,7 +186,7 @@ private final class HungCommand: CommandRunner {
     var killedAt: Instant?
     var reported = false
 
-    func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
+    func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
         sequence = request.sequence
         terminateAt = now + .seconds(2)
         return nil
@@ -194,7 +194,7 @@ private final class HungCommand: CommandRunner {
 
     var nextService: Instant? { terminateAt ?? killAt }
 
-    func service(now: Instant) -> [SendOutcome] {
+    func service(now: Instant) -> [CommandOutcome] {
         if let due = terminateAt, now >= due {
             terminateAt = nil
             killAt = now + .seconds(2)
@@ -218,8 +218,8 @@ private struct PidfdSource: EventSource {
         if let killed = command.killedAt, !command.reported, deadline.map({ killed + .milliseconds(5) <= $0 }) ?? true {
             clock.set(to: killed + .milliseconds(5))
             command.reported = true
-            let outcome = SendOutcome(sequence: command.sequence, ending: .timedOut(after: .seconds(2), killed: true), duration: .milliseconds(4_005))
-            return [.sendFinished(outcome)]
+            let outcome = CommandOutcome(sequence: command.sequence, ending: .timedOut(after: .seconds(2), killed: true), duration: .milliseconds(4_005))
+            return [.commandFinished(.send, outcome)]
         }
         guard let deadline else { return [.stop] }  // nothing can come any more
         if deadline > clock.now() { clock.set(to: deadline) }
@@ -246,10 +246,14 @@ struct HungSendTests {
             clock: clock, busy: { command.busy })
         var services = SimulationServices()
         services.mockSend = [.succeeds(after: .seconds(1))]  // only to configure the controller for a send command
+        let environment = TestEnvironment(
+            source: source, display: device.display, led: device.led, strike: NoStrike(), clock: clock, observer: printer,
+            sender: command, verifier: NoCodeVerifier(), store: NoStateStorage?.none,
+            wallClock: ManualWallClock(WallTime(millisecondsSinceEpoch: 1_718_000_000_000), following: clock))
         var loop = EventLoop(
-            source: source, display: device.display, led: device.led, clock: clock, observer: printer,
-            controller: ResendController(config: try services.controllerConfig(settings, command: "test")), debouncer: settings.makeDebouncer(),
-            runner: command, wallClock: ManualWallClock(WallTime(millisecondsSinceEpoch: 1_718_000_000_000), following: clock))
+            environment: environment,
+            coordinator: deviceCoordinator(
+                controller: try services.controllerConfig(settings, command: "test"), button: settings.makeDebouncer(), keypad: nil))
         try loop.run()
         #expect(lines.lines.contains("1.020 screen |Sending...      |Resend          |"), "the countdown ended while the command ran")
         #expect(lines.lines.contains("4.025 send finished result=timeout after_ms=2000 killed=1 ms=4005"))

@@ -37,7 +37,7 @@ struct InteractiveSimulatorTests {
         var edges: [ButtonEdge] = []
         while edges.count < 4 {
             for input in try button.wait(until: nil) {
-                guard case .edge(let edge) = input else { Issue.record("unexpected \(input)"); return }
+                guard let edge = input.buttonEdge else { Issue.record("unexpected \(input)"); return }
                 edges.append(edge)
             }
         }
@@ -55,7 +55,7 @@ struct InteractiveSimulatorTests {
         while true {
             let inputs = try button.wait(until: nil)
             if inputs == [.stop] { break }
-            edges += inputs.compactMap { if case .edge(let e) = $0 { e } else { nil } }
+            edges += inputs.compactMap(\.buttonEdge)
         }
         #expect(edges.count == 10)
         #expect(zip(edges, edges.dropFirst()).allSatisfy { $0.pressed != $1.pressed && $0.time < $1.time })
@@ -88,10 +88,13 @@ struct InteractiveSimulatorTests {
         let drawn = Capture()
         let renderer = TerminalRenderer(emulator: device.emulator, led: device.led, settings: settings, bounceKey: "b") { drawn.out.append($0) }
         let t = clock.now() + .seconds(1)
-        var loop = EventLoop(
+        let environment = TestEnvironment(
             source: KeyboardButton(keys: TypedKeys(clock: clock, keys: [(t, key(" "))]), clock: clock, bounceKey: "b"),
-            display: device.display, led: device.led, clock: clock, observer: renderer,
-            controller: ResendController(config: settings.controllerConfig), debouncer: settings.makeDebouncer())
+            display: device.display, led: device.led, strike: NoStrike(), clock: clock, observer: renderer, sender: NoCommandRunner(),
+            verifier: NoCodeVerifier(), store: NoStateStorage?.none, wallClock: NoWallClock())
+        var loop = EventLoop(
+            environment: environment,
+            coordinator: deviceCoordinator(controller: settings.controllerConfig, button: settings.makeDebouncer(), keypad: nil))
         try loop.run()
         let frames = drawn.out
         #expect(frames.first?.contains("│Verification    │") == true)

@@ -25,7 +25,7 @@ struct KeypadConfigTests {
         let text = keypad(#"columns: ["GPIO12", "GPIO16", "GPIO20", "GPIO21"], sendKey: "A", entry: {minLength: 6, maxLength: 6, submitAtMaxLength: true, echo: "brief", echoMs: 500, maxAttempts: "unlimited", validitySeconds: null, lockoutSeconds: [60]}, output: {line: "GPIO26", pulseMs: 2500}"#)
         let outcome = checkConfig(text)
         #expect(outcome.code == .ok)
-        #expect(outcome.out.contains { $0.hasSuffix("keypad matrix 4x4, send key A, verify /usr/local/bin/check-code (timeout 10 s), output GPIO26 2500 ms, code 6 digits (10^6 codes), UNLIMITED wrong codes (no lockout)") })
+        #expect(outcome.out.contains { $0.hasSuffix("keypad matrix 4x4, settle 10 us, send key A, verify /usr/local/bin/check-code (timeout 10 s), output GPIO26 2500 ms, code 6 digits (10^6 codes), UNLIMITED wrong codes (no lockout)") })
         #expect(!outcome.out.joined().contains("yet"), "run and simulate drive the keypad now")
         let config = try DeviceConfig.parse(text: text, source: "t.json5")
         #expect(config.keypad.layout == .fourByFour)
@@ -39,6 +39,16 @@ struct KeypadConfigTests {
         #expect(entry.problems(columns: 16).isEmpty)
         // No output line: no pulse.
         #expect(DeviceConfig.Keypad().entryConfig(texts: EntryTexts()).pulse == nil)
+    }
+
+    @Test("the matrix scan's settle time: 10 us unless keypad.settleMicroseconds says otherwise, and config check names it")
+    func settleTime() throws {
+        #expect(try DeviceConfig.parse(text: keypad(), source: "t.json5").keypad.settle == .microseconds(10))
+        let text = keypad("settleMicroseconds: 40")
+        #expect(try DeviceConfig.parse(text: text, source: "t.json5").keypad.settle == .microseconds(40))
+        let outcome = checkConfig(text)
+        #expect(outcome.code == .ok)
+        #expect(outcome.out.contains { $0.contains("keypad matrix 4x3, settle 40 us, send key button, verify /usr/local/bin/check-code (timeout 10 s), output none,") })
     }
 
     @Test("config check's summary states what a guesser faces: the code space, the attempts and the lockouts")
@@ -56,6 +66,9 @@ struct KeypadConfigTests {
         (keypad(#"keys: ["123", "456", "789", "*0X"]"#), #"keypad.keys[3]: "*0X" has "X", which is no key; allowed: 0-9, *, #, A-D"#),
         (keypad(#"keys: ["123", "456", "789", "*01"]"#), #"keypad.keys[3]: "*01" repeats "1"; allowed: every key once"#),
         (keypad(#"debounceMs: 0"#), "keypad.debounceMs: 0 is out of range; allowed: whole milliseconds from 1 to 1000"),
+        (keypad(#"settleMicroseconds: 0"#), "keypad.settleMicroseconds: 0 is out of range; allowed: whole microseconds from 1 to 1000"),
+        (keypad(#"settleMicroseconds: 1001"#), "keypad.settleMicroseconds: 1001 is out of range; allowed: whole microseconds from 1 to 1000"),
+        (keypad(#"settleMicroseconds: 2.5"#), "keypad.settleMicroseconds: 2.5 is not a whole number; allowed: whole microseconds from 1 to 1000"),
         (keypad(##"sendKey: "#""##), ##"keypad.sendKey: "#" is not allowed; use one of "button", "A", "B", "C", "D" (did you mean "A"?)"##),
         (keypad(#"sendKey: "D""#), #"keypad.sendKey: "D" is not on the keypad (keypad.keys); allowed: "button" or a letter key the keypad has"#),
         (keypad(#"rows: ["GPIO5", "GPIO6", "GPIO13"]"#), #"keypad.keys: is null, but the common layouts are 4 rows of 3 or 4 columns, not 3x3; allowed: a key map with one string per row, e.g. ["123", "456", "789", "*0#"]"#),
@@ -77,7 +90,7 @@ struct KeypadConfigTests {
         (#"{keypad: {enabled: true}}"#, #"keypad.verify.command: is null, but keypad.enabled is true: a keypad needs a command that checks the code; allowed: a list of strings, e.g. ["/usr/local/bin/check-code"] (the code arrives on its standard input)"#),
         (#"{keypad: {enabled: true, verify: {command: []}}}"#, #"keypad.verify.command: the list is empty; allowed: null or a list of strings, the program and its arguments, run without a shell, e.g. ["/usr/local/bin/send-code", "--to", "+491701234567"]"#),
         (keypad(#"entry: {minLenght: 4}"#), "keypad.entry.minLenght: unknown key (did you mean 'minLength'?); allowed in keypad.entry: minLength, maxLength, submitAtMaxLength, echo, echoMs, holdToClearMs, timeoutSeconds, validitySeconds, maxAttempts, lockoutSeconds, successSeconds"),
-        (keypad(#"verfy: {}"#), "keypad.verfy: unknown key (did you mean 'verify'?); allowed in keypad: enabled, backend, rows, columns, keys, diodes, device, debounceMs, sendKey, entry, texts, verify, output"),
+        (keypad(#"verfy: {}"#), "keypad.verfy: unknown key (did you mean 'verify'?); allowed in keypad: enabled, backend, rows, columns, keys, diodes, settleMicroseconds, device, debounceMs, sendKey, entry, texts, verify, output"),
         (#"{keypd: {}}"#, "keypd: unknown key (did you mean 'keypad'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
         (#"{pulseMs: 3000}"#, "pulseMs: unknown key (did you mean 'keypad.output.pulseMs'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
     ])
@@ -111,10 +124,10 @@ struct KeypadTextsConfigTests {
         let text = keypad(#"entry: {lockoutSeconds: [86400]}, texts: {lockedLabel: "Wait {s}", closedTitle: "Out of order", tooLong: "Only {n} digits"}"#)
         #expect(checkConfig(text).code == .ok)
         let config = try DeviceConfig.parse(text: text, source: "t.json5")
-        let pad = config.keypad.coordinator(controller: ControllerConfig(duration: .seconds(60)))
-        #expect(pad.entry.config.texts.lockedLabel == "Wait {s}")
-        #expect(pad.entry.config.texts.closedTitle == "Out of order")
-        #expect(pad.entry.config.lockedLabel(seconds: 86_400, columns: 16) == "Wait 24:00:00")
+        let pad = deviceCoordinator(controller: ControllerConfig(duration: .seconds(60)), button: Debouncer(), keypad: config.keypad)
+        #expect(pad.entry?.config.texts.lockedLabel == "Wait {s}")
+        #expect(pad.entry?.config.texts.closedTitle == "Out of order")
+        #expect(pad.entry?.config.lockedLabel(seconds: 86_400, columns: 16) == "Wait 24:00:00")
         #expect(checkConfig(keypad(#"entry: {lockoutSeconds: [86400]}"#)).code == .ok, "Try again (24h) fits 16 columns")
     }
 

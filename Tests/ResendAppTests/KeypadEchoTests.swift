@@ -63,7 +63,7 @@ private struct EchoRun {
     var violations: [String] = []
 }
 
-/// The keypad with the default rules on `geometry`, through the real keypad loop, driver and
+/// The keypad with the default rules on `geometry`, through the real event loop with its code entry, driver and
 /// backpack onto the HD44780 emulator behind the 100 kHz wire model (each write blocks the
 /// virtual clock for its bytes): the button at 1 s (the send succeeds 300 ms later), then
 /// `codes` 4-digit codes, each rejected 200 ms after `#` ("Wrong code" replaces the field), the
@@ -113,17 +113,20 @@ private func runEcho(geometry: LCDGeometry, gaps: [TimeSpan], honourFocus: Bool 
     let wallClock = ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock)
     let source = VirtualEventSource(clock: clock, inputs: inputs)
     let send = ScriptedCommandRunner([.succeeds(after: .milliseconds(300))])
+    let coordinator = deviceCoordinator(controller: config, button: Debouncer(), keypad: keypad)
     if honourFocus {
-        var loop = KeypadLoop(
-            source: source, display: display, led: NoLED(), output: NoLED(), clock: clock, observer: sampler,
-            pad: keypad.coordinator(controller: config), runner: send, verifier: VerifyRunner.scripted(verifies),
-            store: NoStateStorage(), wallClock: wallClock, persistence: false)
+        var loop = EventLoop(
+            environment: DeviceEnvironment(
+                source: source, display: display, led: NoLED(), strike: NoStrike(), clock: clock, observer: sampler,
+                sender: .scripted(send), verifier: .scripted(verifies), wallClock: wallClock),
+            coordinator: coordinator)
         try loop.run()
     } else {
-        var loop = KeypadLoop(
-            source: source, display: FocusIgnoringDisplay(inner: display), led: NoLED(), output: NoLED(), clock: clock, observer: sampler,
-            pad: keypad.coordinator(controller: config), runner: send, verifier: VerifyRunner.scripted(verifies),
-            store: NoStateStorage(), wallClock: wallClock, persistence: false)
+        var loop = EventLoop(
+            environment: DeviceEnvironment(
+                source: source, display: FocusIgnoringDisplay(inner: display), led: NoLED(), strike: NoStrike(), clock: clock,
+                observer: sampler, sender: .scripted(send), verifier: .scripted(verifies), wallClock: wallClock),
+            coordinator: coordinator)
         try loop.run()
     }
     run.echoes = watcher.echoes

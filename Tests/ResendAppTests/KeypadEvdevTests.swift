@@ -158,6 +158,16 @@ struct KeypadEvdevTests {
             == #"{"t":4.000,"event":"keypad_online","device":"/dev/input/by-id/usb-kp-event-kbd","name":"USB Keypad"}"#)
     }
 
+    @Test func lostEventsAndUnreadableKeysAreLoggedWithTheDevicePathAndNoKey() {
+        let lost = logRecord(for: .keypad(.eventsLost(path: "/dev/input/by-id/usb-kp-event-kbd", changes: 2)), at: .origin)
+        #expect(lost.map { LogFormat.plain.line($0, seconds: .seconds(5)) }
+            == "5.000 keypad events lost device=/dev/input/by-id/usb-kp-event-kbd changes=2")
+        let failure = HALError(.io, operation: "EVIOCGKEY /dev/input/by-id/usb-kp-event-kbd", errno: EIO)
+        let unreadable = logRecord(for: .keypad(.keysUnreadable(path: "/dev/input/by-id/usb-kp-event-kbd", error: failure)), at: .origin)
+        #expect(unreadable.map { LogFormat.plain.line($0, seconds: .seconds(6)) }
+            == #"6.000 keypad keys unreadable device=/dev/input/by-id/usb-kp-event-kbd op="EVIOCGKEY /dev/input/by-id/usb-kp-event-kbd" error="EIO (5): input/output error on the bus or device""#)
+    }
+
     @Test func noPermissionIsExit77NamingTheDeviceAndTheInputGroup() {
         let pad = PluggableKeypad()
         pad.plugIn()

@@ -23,6 +23,15 @@ private func simulate(_ arguments: [String], files: [String: String] = keypadCon
 
 @Suite("Simulator with a keypad")
 struct KeypadSimulatorTests {
+    @Test("the button keeps its own debounce settings beside the keypad's: --debounce 20 with keypad.debounceMs 60 counts a press at +20 ms, a key at +60 ms")
+    func buttonKeepsItsDebounce() {
+        let result = simulate(["--debounce", "20", "--script", "press@0 key@2:5 end@4"], files: keypadConfig("debounceMs: 60"))
+        #expect(result.code == .ok)
+        #expect(result.err == [])
+        #expect(result.out.contains(screen("0.020", "Code: ________", "Resend (60)")))
+        #expect(result.out.contains(screen("2.060", "Code: *_______", "Resend (58)")))
+    }
+
     @Test("a send, a wrong code with the attempts left, then the right one: the screens on 16x2 and the output line pulsed")
     func wrongThenAccepted() {
         let result = simulate(
@@ -284,11 +293,13 @@ struct InteractiveKeypadTests {
             + [(Instant.origin + .seconds(4), UInt8(ascii: "x")), (Instant.origin + .seconds(8), UInt8(ascii: "q"))]
         var keypad = DeviceConfig.Keypad()
         keypad.enabled = true
-        var loop = KeypadLoop(
+        let environment = DeviceEnvironment(
             source: KeyboardButton(keys: TypedBytes(clock: clock, keys: bytes), clock: clock, bounceKey: "b", clearHold: .milliseconds(1_000)),
-            display: started.display, led: device.led, output: output, clock: clock, observer: renderer,
-            pad: keypad.coordinator(controller: settings.controllerConfig), runner: NoCommandRunner(), verifier: NoCodeVerifier(),
-            store: MemoryStateStorage(), wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock), persistence: false)
+            display: started.display, led: device.led, strike: output, clock: clock, observer: renderer,
+            wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock))
+        var loop = EventLoop(
+            environment: environment,
+            coordinator: deviceCoordinator(controller: settings.controllerConfig, button: settings.makeDebouncer(), keypad: keypad))
         try loop.run()
         let typedField = try #require(drawings.firstIndex { $0.contains("│Code: ***_____  │") })
         #expect(drawings[typedField...].contains { $0.contains("│Code: ________  │") })
@@ -297,12 +308,12 @@ struct InteractiveKeypadTests {
     }
 }
 
-/// The blocks of `README.md`'s keypad example: the configuration file, the command line (split
+/// The blocks of the keypad page's example (docs/keypad.md): the configuration file, the command line (split
 /// like a shell splits it: spaces, double quotes) and the output.
-private func readmeKeypadExample() throws -> (config: String, arguments: [String], output: [String]) {
-    let readme = try #require(readRepositoryFile("README.md"))
-    let start = try #require(readme.firstRange(of: "#### Example: a headless run with the keypad"))
-    var rest = readme[start.upperBound...]
+private func keypadPageExample() throws -> (config: String, arguments: [String], output: [String]) {
+    let page = try #require(readRepositoryFile("docs/keypad.md"))
+    let start = try #require(page.firstRange(of: "### Example: a headless run with the keypad"))
+    var rest = page[start.upperBound...]
     func block(after fence: String) throws -> String {
         let open = try #require(rest.firstRange(of: fence))
         let body = rest[open.upperBound...]
@@ -330,11 +341,11 @@ private func readmeKeypadExample() throws -> (config: String, arguments: [String
     return (config, arguments, output.split(separator: "\n").map(String.init))
 }
 
-@Suite("README: the keypad example")
-struct KeypadReadmeTests {
-    @Test("the README's headless keypad run prints exactly what the README shows")
-    func readmeExampleIsTrue() throws {
-        let example = try readmeKeypadExample()
+@Suite("docs/keypad.md: the keypad example")
+struct KeypadPageTests {
+    @Test("the keypad page's headless keypad run prints exactly what the page shows")
+    func pageExampleIsTrue() throws {
+        let example = try keypadPageExample()
         #expect(example.arguments.first == "resend-button")
         #expect(example.output.count > 20)
         let result = runCLI(Array(example.arguments.dropFirst()), files: ["keypad.json5": example.config])
@@ -344,12 +355,12 @@ struct KeypadReadmeTests {
     }
 }
 
-extension KeypadReadmeTests {
-    /// The screens drawn in the README's code block after `heading`: every box's rows.
-    private func readmeScreens(after heading: String) throws -> [[String]] {
-        let readme = try #require(readRepositoryFile("README.md"))
-        let start = try #require(readme.firstRange(of: heading))
-        let rest = readme[start.upperBound...]
+extension KeypadPageTests {
+    /// The screens drawn in the keypad page's code block after `heading`: every box's rows.
+    private func pageScreens(after heading: String) throws -> [[String]] {
+        let page = try #require(readRepositoryFile("docs/keypad.md"))
+        let start = try #require(page.firstRange(of: heading))
+        let rest = page[start.upperBound...]
         let open = try #require(rest.firstRange(of: "```\n"))
         let body = rest[open.upperBound...]
         let close = try #require(body.firstRange(of: "\n```"))
@@ -368,11 +379,11 @@ extension KeypadReadmeTests {
         return screens
     }
 
-    @Test("the README's flow screens (16x2 and 20x4) are what the simulator shows", arguments: [
+    @Test("the keypad page's flow screens (16x2 and 20x4) are what the simulator shows", arguments: [
         ("The flow on 16x2", ""), ("On 20x4 the resend screen", "geometry: '20x4'"),
     ])
-    func readmeScreensAreTrue(heading: String, lcd: String) throws {
-        let screens = try readmeScreens(after: heading)
+    func pageScreensAreTrue(heading: String, lcd: String) throws {
+        let screens = try pageScreens(after: heading)
         #expect(screens.count == 7)
         let files = keypadConfig("entry: { validitySeconds: 40 }", lcd: lcd)
         var shown: Set<[String]> = []
@@ -384,7 +395,7 @@ extension KeypadReadmeTests {
             }
         }
         for screen in screens {
-            #expect(shown.contains(screen), "the README shows \(screen), the simulator never did")
+            #expect(shown.contains(screen), "docs/keypad.md shows \(screen), the simulator never did")
         }
     }
 }

@@ -62,6 +62,19 @@ final class StateDirectory {
         precondition(Glibc.write(fd, bytes, bytes.count) == bytes.count)
         _ = close(fd)
     }
+    func read(_ name: String) -> String? {
+        let fd = open(path + "/" + name, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { _ = close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = Glibc.read(fd, &buffer, buffer.count)
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
     deinit {
         if let directory = opendir(path) {
             while let entry = readdir(directory) {
@@ -164,12 +177,15 @@ struct PersistRestartTests {
         let clock = ManualClock()
         let wall = ManualWallClock(wall0, following: clock)
         let storage = MemoryStateStorage()
-        var loop = EventLoop(
+        let environment = TestEnvironment(
             source: VirtualEventSource(clock: clock, edges: ButtonScript.press(at: .origin + .seconds(1), holdFor: .milliseconds(100))),
-            display: LabelDisplay(), led: NoLED(), clock: clock,
-            observer: WallJumper(wall: wall, jumpAt: .origin + .seconds(2), jump: .seconds(jump)),
-            controller: ResendController(config: ControllerConfig(duration: .seconds(5))), debouncer: Debouncer(window: .milliseconds(20)),
-            runner: NoCommandRunner(), store: storage, wallClock: wall)
+            display: LabelDisplay(), led: NoLED(), strike: NoStrike(), clock: clock,
+            observer: WallJumper(wall: wall, jumpAt: .origin + .seconds(2), jump: .seconds(jump)), sender: NoCommandRunner(),
+            verifier: NoCodeVerifier(), store: storage, wallClock: wall)
+        var loop = EventLoop(
+            environment: environment,
+            coordinator: deviceCoordinator(
+                controller: ControllerConfig(duration: .seconds(5)), button: Debouncer(window: .milliseconds(20)), keypad: nil))
         try loop.run()
         #expect(loop.observer.jumped)
         #expect(loop.display.frames.map(\.0) == [0, 1_020, 2_020, 3_020, 4_020, 5_020, 6_020, 6_020].map { Instant.origin + .milliseconds($0) })
@@ -187,6 +203,17 @@ struct PersistRestartTests {
         #expect(screens(lines).first == "0.000 screen |Verification    |Send code       |")
         #expect(directory.exists("state.json.corrupt-2"))
         #expect(!directory.exists("state.json"))
+    }
+
+    @Test("after a downgrade, a state file of a newer format is kept aside byte for byte and the log names both versions")
+    func newerStateFileFromAnUpgrade() throws {
+        let directory = StateDirectory()
+        let newer = "{\"version\": 2, \"status\": \"sent\", \"somethingNew\": [1, 2]}\n"
+        directory.write("state.json", newer)
+        let lines = try headless(script: "end@1", stateFile: directory.stateFile)
+        #expect(lines.first == "0.000 state unreadable reason=\"version 2 is not supported (this program reads version 1)\" moved_to=\(directory.path)/state.json.corrupt-1")
+        #expect(screens(lines).first == "0.000 screen |Verification    |Send code       |")
+        #expect(directory.read("state.json.corrupt-1") == newer)
     }
 
     @Test("escalation and lockout survive a restart")

@@ -162,10 +162,13 @@ struct LostEdgeTests {
         var lines: [String] = []
         rig.sampler.logger = EventLogger(format: .plain) { lines.append($0) }
         try rig.display.start(now: rig.clock.now())
+        let environment = TestEnvironment(
+            source: source, display: RecordingDisplay(inner: rig.display, record: rig.record), led: rig.led, strike: NoStrike(),
+            clock: rig.clock, observer: rig.sampler, sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: NoStateStorage?.none,
+            wallClock: NoWallClock())
         var loop = EventLoop(
-            source: source, display: RecordingDisplay(inner: rig.display, record: rig.record),
-            led: rig.led, clock: rig.clock, observer: rig.sampler,
-            controller: ResendController(config: rig.settings.controllerConfig), debouncer: rig.settings.makeDebouncer())
+            environment: environment,
+            coordinator: deviceCoordinator(controller: rig.settings.controllerConfig, button: rig.settings.makeDebouncer(), keypad: nil))
         try loop.run()
         rig.display = loop.display.inner
         return lines

@@ -103,10 +103,13 @@ struct HealingRig {
         }
         var inputs = presses.flatMap { ButtonScript.inputs(ButtonScript.press(at: $0, holdFor: .milliseconds(200))) }
         inputs.append((stopAt, .stop))
-        var loop = EventLoop(
+        let environment = TestEnvironment(
             source: VirtualEventSource(clock: clock, inputs: inputs), display: RecordingDisplay(inner: display, record: record),
-            led: led, clock: clock, observer: sampler,
-            controller: ResendController(config: settings.controllerConfig), debouncer: settings.makeDebouncer())
+            led: led, strike: NoStrike(), clock: clock, observer: sampler, sender: NoCommandRunner(), verifier: NoCodeVerifier(),
+            store: NoStateStorage?.none, wallClock: NoWallClock())
+        var loop = EventLoop(
+            environment: environment,
+            coordinator: deviceCoordinator(controller: settings.controllerConfig, button: settings.makeDebouncer(), keypad: nil))
         try loop.run()
         display = loop.display.inner
     }

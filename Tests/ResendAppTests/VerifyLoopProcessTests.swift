@@ -59,11 +59,11 @@ struct VerifyLoopProcessTests {
         var lines: [String] = []
         let logger = EventLogger(format: .plain, origin: start) { lines.append($0) }
         let output = RecordingLED(clock: clock)
-        let pad = KeypadCoordinator(controller: ResendController(config: ControllerConfig(duration: .seconds(60))), entry: CodeEntry(config: entry))
-        var loop = KeypadLoop(
-            source: TimedKeys(inner: linux, pending: pending), display: Screens(), led: NoLED(), output: output, clock: clock,
-            observer: logger, pad: pad, runner: SendRunner.none, verifier: VerifyRunner.process(process),
-            store: StateFile(path: directory.stateFile), wallClock: SystemWallClock())
+        let pad = DeviceCoordinator(controller: ResendController(config: ControllerConfig(duration: .seconds(60))), entry: CodeEntry(config: entry))
+        let environment = DeviceEnvironment(
+            source: TimedKeys(inner: linux, pending: pending), display: Screens(), led: NoLED(), strike: output, clock: clock,
+            observer: logger, verifier: .process(process), stateFile: directory.stateFile, wallClock: SystemWallClock())
+        var loop = EventLoop(environment: environment, coordinator: pad)
         try loop.run()
 
         #expect(loop.display.frames.contains(["Code accepted", "Welcome"]))

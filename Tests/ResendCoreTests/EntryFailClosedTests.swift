@@ -75,7 +75,7 @@ struct EntryFailClosedTests {
         // The file of a process killed during the check of the third wrong code.
         let stored = PersistedEntryState(failures: 3, rounds: 0, open: true, validUntil: wall + .seconds(500))
         var rig = KeypadRig()
-        rig.start(entry: stored.resumed(monotonicNow: kt(0), wallNow: wall, config: rig.pad.entry.config))
+        rig.start(entry: stored.resumed(monotonicNow: kt(0), wallNow: wall, config: rig.pad.entry!.config))
         #expect(rig.lines == ["Try again (30)", "Send code"])
         #expect(rig.entryLog.contains(.lockoutStarted(until: kt(30), seconds: 30, round: 1)))
         #expect(rig.entryPersisted.last == EntrySnapshot(failures: 0, rounds: 1, lockoutEnd: kt(30), lockoutSeconds: 30,
@@ -140,28 +140,32 @@ struct StorageWitnessVerifier: CodeVerifier {
     let storage: MemoryStateStorage
     var failuresOnDiskAtStart: [Int?] = []
 
-    mutating func start(_ request: VerifyRequest, now: Instant) -> SendOutcome? {
+    mutating func start(_ request: VerifyRequest, now: Instant) -> CommandOutcome? {
         let stored = storage.bytes.flatMap { try? PersistedState(decoding: $0) }
         failuresOnDiskAtStart.append(stored?.entry?.failures)
         return inner.start(request, now: now)
     }
     var nextService: Instant? { inner.nextService }
-    mutating func service(now: Instant) -> [SendOutcome] { inner.service(now: now) }
+    mutating func service(now: Instant) -> [CommandOutcome] { inner.service(now: now) }
 }
 
-@Suite("Keypad loop fails closed")
-struct KeypadLoopFailClosedTests {
-    private func loop<Source: EventSource>(_ device: KeypadDevice, source: Source, verifier: ScriptedVerifier) -> KeypadLoop<
+@Suite("Event loop with a code entry fails closed")
+struct EventLoopFailClosedTests {
+    private typealias WitnessEnvironment<Source: EventSource> = TestEnvironment<
         Source, FrameLog, RecordingLED, RecordingLED, ManualClock, EventRecorder, ScriptedCommandRunner,
-        StorageWitnessVerifier, MemoryStateStorage, ManualWallClock
-    > {
-        let pad = KeypadCoordinator(
+        StorageWitnessVerifier, MemoryStateStorage, ManualWallClock>
+
+    private func loop<Source: EventSource>(_ device: KeypadDevice, source: Source, verifier: ScriptedVerifier)
+        -> EventLoop<WitnessEnvironment<Source>>
+    {
+        let pad = DeviceCoordinator(
             controller: ResendController(config: ControllerConfig(duration: .seconds(60), layout: device.layout, hasSendCommand: true)),
             entry: CodeEntry(config: device.entry))
-        return KeypadLoop(
-            source: source, display: FrameLog(), led: device.led, output: device.output, clock: device.clock,
-            observer: EventRecorder(), pad: pad, runner: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]),
+        let environment = WitnessEnvironment(
+            source: source, display: FrameLog(), led: device.led, strike: device.output, clock: device.clock,
+            observer: EventRecorder(), sender: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]),
             verifier: StorageWitnessVerifier(inner: verifier, storage: device.storage), store: device.storage, wallClock: device.wall)
+        return EventLoop(environment: environment, coordinator: pad)
     }
 
     @Test("when the verify command starts, the state file already counts its try; a wrong code is not counted twice, a failed check gives it back")

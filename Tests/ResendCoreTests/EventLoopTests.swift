@@ -71,21 +71,24 @@ private func press(at t: Instant, bounces: Int = 1) -> [(Instant, LoopInput)] {
     var result: [(Instant, LoopInput)] = []
     for i in 0..<bounces {
         let time = t + .microseconds(Int64(i) * 400)
-        result.append((time, .edge(ButtonEdge(pressed: i % 2 == 0, time: time))))
+        result.append((time, .button(ButtonEdge(pressed: i % 2 == 0, time: time))))
     }
     let release = t + .milliseconds(300)
-    result.append((release, .edge(ButtonEdge(pressed: false, time: release))))
+    result.append((release, .button(ButtonEdge(pressed: false, time: release))))
     return result
 }
 
-private func makeLoop(inputs: [(Instant, LoopInput)], duration: Int64 = 5, led: FlakyLED = FlakyLED())
-    -> EventLoop<ScriptedSource, RecordingDisplay, FlakyLED, TestClock, EventLog, NoCommandRunner, NoStateStorage, NoWallClock>
-{
+private typealias ButtonEnvironment = TestEnvironment<
+    ScriptedSource, RecordingDisplay, FlakyLED, NoStrike, TestClock, EventLog, NoCommandRunner, NoCodeVerifier, NoStateStorage, NoWallClock>
+
+private func makeLoop(inputs: [(Instant, LoopInput)], duration: Int64 = 5, led: FlakyLED = FlakyLED()) -> EventLoop<ButtonEnvironment> {
     let clock = TestClock()
+    let environment = ButtonEnvironment(
+        source: ScriptedSource(clock: clock, inputs: inputs), display: RecordingDisplay(), led: led, strike: NoStrike(), clock: clock,
+        observer: EventLog(), sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: nil, wallClock: NoWallClock())
     return EventLoop(
-        source: ScriptedSource(clock: clock, inputs: inputs), display: RecordingDisplay(), led: led, clock: clock,
-        observer: EventLog(), controller: ResendController(config: ControllerConfig(duration: .seconds(duration))),
-        debouncer: Debouncer(window: .milliseconds(20)))
+        environment: environment,
+        coordinator: buttonCoordinator(ControllerConfig(duration: .seconds(duration)), button: Debouncer(window: .milliseconds(20))))
 }
 
 @Suite("Event loop")
@@ -151,7 +154,7 @@ struct EventLoopTests {
         let t = Instant.origin + .seconds(1)
         var loop = makeLoop(inputs: [
             (t - .milliseconds(500), .key(KeyEvent(.digit7, .pressed, at: t - .milliseconds(500)))),
-            (t - .milliseconds(400), .verifyFinished(SendOutcome(sequence: 1, ending: .exited(code: 0), duration: .zero))),
+            (t - .milliseconds(400), .commandFinished(.verify, CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: .zero))),
             (t, .key(KeyEvent(.button, .pressed, at: t))),
             (t + .milliseconds(300), .key(KeyEvent(.button, .released, at: t + .milliseconds(300)))),
         ])

@@ -11,7 +11,7 @@ struct KeypadDeviceEventTests {
 
     /// Send at 1 s, "123" typed from 3 s, `*` pressed at 5 s; the unplug at `unplug` delivers its
     /// release (nil: `*` is released by hand at 6.5 s, after the 1 s hold).
-    func run(unplug: Instant?) throws -> TestKeypadLoop<VirtualEventSource> {
+    func run(unplug: Instant?) throws -> TestEntryLoop<VirtualEventSource> {
         var device = KeypadDevice()
         device.tap(.button, at: kt(1))
         device.type("123", at: kt(3))

@@ -94,14 +94,14 @@ struct KeypadFlowTests {
         #expect(rig.lines == ["Checking...", "Resend (57)"])
         #expect(rig.verifies.count == 1)
         #expect(digitsText(rig.verifies[0].code) == "1234")
-        #expect(rig.pad.entry.fieldLength == 0)
+        #expect(rig.pad.entry?.fieldLength == 0)
         // The code only travels in the verify request; the log and the state hold its length.
         #expect(rig.entryLog.contains(.submitted(length: 4, sequence: 1)))
         #expect(String(describing: rig.verifies[0].code) == "<code of 4 digits>")
         #expect(!String(describing: rig.entryLog).contains("1234"))
         #expect(!String(describing: rig.entryPersisted).contains("1234"))
         // The field's buffer is overwritten, not just emptied.
-        #expect(fieldBuffer(of: rig.pad.entry).allSatisfy { $0 == 0 })
+        #expect(fieldBuffer(of: rig.pad.entry!).allSatisfy { $0 == 0 })
     }
 
     @Test func aSecretCodeCanBeWiped() {
@@ -190,7 +190,7 @@ struct KeypadFlowTests {
         func restarted(wallNow: WallTime, entry: PersistedEntryState) -> KeypadRig {
             var next = KeypadRig()
             let restoredController = controller.resumed(monotonicNow: kt(0), wallNow: wallNow, config: next.pad.controller.config)
-            let restoredEntry = entry.resumed(monotonicNow: kt(0), wallNow: wallNow, config: next.pad.entry.config)
+            let restoredEntry = entry.resumed(monotonicNow: kt(0), wallNow: wallNow, config: next.pad.entry!.config)
             next.start(restoring: restoredController, entry: restoredEntry)
             return next
         }
@@ -226,7 +226,7 @@ struct KeypadFlowTests {
         #expect(rig.lines == ["Code: **______", "Resend"])
         rig.run(until: kt(601))
         #expect(rig.lines == ["Code expired", "Resend"])
-        #expect(rig.pad.entry.fieldLength == 0)
+        #expect(rig.pad.entry?.fieldLength == 0)
         rig.type("3#", at: kt(602))
         #expect(rig.lines == ["Code expired", "Resend"])
         #expect(rig.verifies.isEmpty)
@@ -303,7 +303,7 @@ struct KeypadFlowTests {
     }
 
     @Test func theVerifyCommandsEndingDecidesTheResult() {
-        let table: [(SendOutcome.Ending, VerifyResult)] = [
+        let table: [(CommandOutcome.Ending, VerifyResult)] = [
             (.exited(code: 0), .accepted),
             (.exited(code: 1), .rejected),
             (.exited(code: 2), .failed),
@@ -463,7 +463,7 @@ struct KeypadFlowTests {
         #expect(rig.verifies.count == 3)
         rig.run(until: kt(40))
         #expect(rig.lines == ["Code: ________", "Resend"])
-        #expect(rig.pad.entry.snapshot.validUntil == kt(621), "valid from the new send")
+        #expect(rig.pad.entry?.snapshot.validUntil == kt(621), "valid from the new send")
     }
 
     @Test func anAnswerForAnUnknownSubmissionIsOnlyLogged() {

@@ -9,7 +9,7 @@ func kt(_ seconds: Double) -> Instant {
 /// The device with a keypad as a user meets it: the coordinator's actions carried out as the loop
 /// would, on virtual time. Keys go in raw (through the debouncer, 20 ms).
 struct KeypadRig {
-    var pad: KeypadCoordinator
+    var pad: DeviceCoordinator
     var now: Instant = kt(0)
     var screen: [String] = []
     var led: Bool?
@@ -35,7 +35,7 @@ struct KeypadRig {
 
     init(layout: ScreenLayout = .sixteenByTwo, entry: EntryConfig = KeypadRig.defaultEntry, hasSendCommand: Bool = true,
          duration: Int64 = 60, send: [Key] = [.button]) {
-        pad = KeypadCoordinator(
+        pad = DeviceCoordinator(
             controller: ResendController(config: ControllerConfig(duration: .seconds(duration), layout: layout, hasSendCommand: hasSendCommand)),
             entry: CodeEntry(config: entry), bindings: KeyBindings(send: send))
     }
@@ -93,10 +93,10 @@ struct KeypadRig {
         finishSend(.exited(code: 0), at: time + .seconds(1))
     }
 
-    mutating func finishSend(_ ending: SendOutcome.Ending, at time: Instant) {
+    mutating func finishSend(_ ending: CommandOutcome.Ending, at time: Instant) {
         run(until: time)
         let sequence = sendSequences.last!
-        apply(pad.sendFinished(SendOutcome(sequence: sequence, ending: ending, duration: .seconds(1)), now: time))
+        apply(pad.sendFinished(CommandOutcome(sequence: sequence, ending: ending, duration: .seconds(1)), now: time))
     }
 
     /// The verify command of the last submission answers at `time`.
@@ -110,7 +110,7 @@ struct KeypadRig {
         apply(pad.stop(now: time))
     }
 
-    mutating func apply(_ actions: [KeypadAction]) {
+    mutating func apply(_ actions: [DeviceAction]) {
         var persisted = false
         for action in actions {
             if case .entry(let action) = action { entryActions.append(action) }
@@ -121,6 +121,8 @@ struct KeypadRig {
                 screen = frame.lines
                 shows += 1
                 frames.append((now, frame))
+            case .buttonChanged:
+                break
             case .controller(let action):
                 switch action {
                 case .show: preconditionFailure("the coordinator passed a controller frame through")

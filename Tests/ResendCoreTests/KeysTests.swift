@@ -95,4 +95,56 @@ struct KeyDebouncerTests {
         #expect(keys.feed(KeyEvent(.pound, .pressed, at: t0 + .milliseconds(2))).isEmpty)
         #expect(keys.advance(to: t0 + .milliseconds(40)).isEmpty, "bounces within the window change nothing")
     }
+
+    @Test("a press edge at t0 and a read that finds the line released at t0+25 ms: no press, now or later (the window did not hold)")
+    func reconcileLostRelease() {
+        var keys = KeyDebouncer()
+        #expect(keys.feed(KeyEvent(.button, .pressed, at: t0)).isEmpty)
+        #expect(keys.reconcile(.button, level: ButtonLevel(pressed: false, time: t0 + .milliseconds(25))).isEmpty)
+        #expect(keys.advance(to: t0 + .seconds(1)).isEmpty)
+        #expect(!keys.isPressed(.button))
+        #expect(keys.reconciledLevels == 1)
+        #expect(keys.nextDeadline == nil)
+    }
+
+    @Test("a read that finds a key pressed whose press edge was lost presses it one window later; a read that agrees changes nothing")
+    func reconcileLostPress() {
+        var keys = KeyDebouncer()
+        #expect(keys.reconcile(.button, level: ButtonLevel(pressed: false, time: t0)).isEmpty)
+        #expect(keys.reconciledLevels == 0)
+        #expect(keys.reconcile(.button, level: ButtonLevel(pressed: true, time: t0)).isEmpty)
+        #expect(keys.rawPressed(.button))
+        #expect(keys.advance(to: t0 + .milliseconds(20)) == [KeyEvent(.button, .pressed, at: t0 + .milliseconds(20))])
+    }
+
+    @Test("a read reports other keys' changes due before it first")
+    func reconcileKeepsTimeOrder() {
+        var keys = KeyDebouncer(mode: .prompt)
+        _ = keys.feed(KeyEvent(.digit1, .pressed, at: t0))
+        _ = keys.feed(KeyEvent(.digit1, .released, at: t0 + .milliseconds(5)))
+        let out = keys.reconcile(.button, level: ButtonLevel(pressed: true, time: t0 + .milliseconds(30)))
+        #expect(out == [KeyEvent(.digit1, .released, at: t0 + .milliseconds(20)), KeyEvent(.button, .pressed, at: t0 + .milliseconds(30))])
+    }
+
+    @Test("a key given its own debouncer keeps its window, mode and start-up level; the others use the shared settings")
+    func ownDebouncer() {
+        var keys = KeyDebouncer(window: .milliseconds(20))
+        keys.use(Debouncer(window: .milliseconds(50), mode: .stable, pressed: true), for: .button)
+        #expect(keys.isPressed(.button), "held at start-up")
+        #expect(keys.feed(KeyEvent(.button, .released, at: t0)).isEmpty)
+        #expect(keys.feed(KeyEvent(.digit4, .pressed, at: t0)).isEmpty)
+        #expect(keys.advance(to: t0 + .milliseconds(20)) == [KeyEvent(.digit4, .pressed, at: t0 + .milliseconds(20))])
+        #expect(keys.advance(to: t0 + .milliseconds(49)).isEmpty)
+        #expect(keys.advance(to: t0 + .milliseconds(50)) == [KeyEvent(.button, .released, at: t0 + .milliseconds(50))])
+        #expect(keys.suppressedEdges == 0, "the release of a button held at start-up is no bounce")
+    }
+
+    @Test("a key given its own debouncer counts as first seen at its first event: changes due together keep that order")
+    func ownDebouncerKeepsFirstSeenOrder() {
+        var keys = KeyDebouncer(window: .milliseconds(20))
+        keys.use(Debouncer(window: .milliseconds(20)), for: .button)
+        _ = keys.feed(KeyEvent(.digit7, .pressed, at: t0))
+        _ = keys.feed(KeyEvent(.button, .pressed, at: t0))
+        #expect(keys.advance(to: t0 + .milliseconds(20)).map(\.key) == [.digit7, .button])
+    }
 }

@@ -50,16 +50,16 @@ private struct Runner: CommandRunner {
     var requests: [SendRequest] = []
     var serviced: [Instant] = []
 
-    mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
+    mutating func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
         requests.append(request)
         serviceAt = now + delay
         return nil
     }
     var nextService: Instant? { serviceAt }
-    mutating func service(now: Instant) -> [SendOutcome] {
+    mutating func service(now: Instant) -> [CommandOutcome] {
         serviced.append(now)
         serviceAt = nil
-        return [SendOutcome(sequence: requests.last!.sequence, ending: .timedOut(after: delay, killed: false), duration: delay)]
+        return [CommandOutcome(sequence: requests.last!.sequence, ending: .timedOut(after: delay, killed: false), duration: delay)]
     }
 }
 
@@ -88,16 +88,19 @@ private struct Log: LoopObserver {
 
 private func pressAt(_ seconds: Int64) -> [(Instant, LoopInput)] {
     let t = Instant.origin + .seconds(seconds)
-    return [(t, .edge(ButtonEdge(pressed: true, time: t))), (t + .milliseconds(100), .edge(ButtonEdge(pressed: false, time: t + .milliseconds(100))))]
+    return [(t, .button(ButtonEdge(pressed: true, time: t))), (t + .milliseconds(100), .button(ButtonEdge(pressed: false, time: t + .milliseconds(100))))]
 }
 
-private func makeLoop(runner: Runner, storage: Storage, clock: Clock = Clock(), wall: Wall = Wall())
-    -> EventLoop<Source, Frames, NoLED, Clock, Log, Runner, Storage, Wall>
-{
-    EventLoop(
-        source: Source(clock: clock, inputs: pressAt(1)), display: Frames(), led: NoLED(), clock: clock, observer: Log(),
-        controller: ResendController(config: ControllerConfig(duration: .seconds(10), hasSendCommand: true)),
-        debouncer: Debouncer(window: .milliseconds(1)), runner: runner, store: storage, wallClock: wall)
+private typealias ServicesEnvironment = TestEnvironment<Source, Frames, NoLED, NoStrike, Clock, Log, Runner, NoCodeVerifier, Storage, Wall>
+
+private func makeLoop(runner: Runner, storage: Storage, clock: Clock = Clock(), wall: Wall = Wall()) -> EventLoop<ServicesEnvironment> {
+    let environment = ServicesEnvironment(
+        source: Source(clock: clock, inputs: pressAt(1)), display: Frames(), led: NoLED(), strike: NoStrike(), clock: clock,
+        observer: Log(), sender: runner, verifier: NoCodeVerifier(), store: storage, wallClock: wall)
+    return EventLoop(
+        environment: environment,
+        coordinator: buttonCoordinator(
+            ControllerConfig(duration: .seconds(10), hasSendCommand: true), button: Debouncer(window: .milliseconds(1))))
 }
 
 @Suite("Event loop services")
@@ -143,7 +146,7 @@ struct LoopServicesTests {
         var fresh = makeLoop(runner: Runner(delay: .seconds(1)), storage: Storage())
         try fresh.run()
         #expect(fresh.observer.events.first == .state(.freshStart))
-        #expect(fresh.store.writes == 2)  // the press, the failure; nothing at stop
+        #expect(fresh.store?.writes == 2)  // the press, the failure; nothing at stop
     }
 
     @Test("garbage in the store is moved aside with its reason")

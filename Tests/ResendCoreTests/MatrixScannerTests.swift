@@ -12,10 +12,10 @@ private struct Bench {
     /// The debounced key events, in order.
     var typed: [KeyEvent] = []
 
-    init(layout: KeypadLayout = .threeByFour, diodes: Bool = false) {
+    init(layout: KeypadLayout = .threeByFour, diodes: Bool = false, settle: TimeSpan = .microseconds(10)) {
         matrix = MockMatrix(rows: layout.rows, columns: layout.columns, diodes: diodes, clock: clock)
         scanner = MatrixScanner(rows: matrix.rowLines, columns: matrix.columnLines, delay: VirtualDelay(clock: clock),
-                                layout: layout, diodes: diodes)
+                                layout: layout, diodes: diodes, settle: settle)
     }
 
     var now: Instant { clock.now() }
@@ -91,6 +91,15 @@ struct MatrixScannerTests {
         try bench.scan()
         #expect(bench.now - before == .microseconds(40), "4 rows x 10 us")
         #expect(bench.matrix.reads == 4)
+    }
+
+    @Test func aConfiguredSettleTimeIsWhatEachRowWaits() throws {
+        var bench = Bench(settle: .microseconds(60))
+        try bench.start()
+        let before = bench.now
+        try bench.scan()
+        #expect(bench.now - before == .microseconds(240), "4 rows x 60 us")
+        #expect(bench.scanner.delay.requests == Array(repeating: .microseconds(60), count: 4))
     }
 
     @Test func everyKeyOfThe3x4And4x4LayoutsIsFound() throws {

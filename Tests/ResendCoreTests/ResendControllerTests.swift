@@ -46,7 +46,7 @@ private struct Device {
     mutating func press(_ now: Instant) { apply(controller.press(now: now)) }
     mutating func advance(_ now: Instant) { apply(controller.advance(to: now)) }
     mutating func stop(_ now: Instant) { apply(controller.stop(now: now)) }
-    mutating func finish(_ outcome: SendOutcome, _ now: Instant) { apply(controller.sendFinished(outcome, now: now)) }
+    mutating func finish(_ outcome: CommandOutcome, _ now: Instant) { apply(controller.sendFinished(outcome, now: now)) }
     mutating func restore(_ snapshot: ControllerSnapshot?, _ now: Instant) { apply(controller.start(now: now, restoring: snapshot)) }
 
     /// Runs the loop's deadlines, each at its exact instant, up to and including `end`.
@@ -386,7 +386,7 @@ struct ResendControllerTests {
         #expect(device.screen == ["Sending...      ", "Resend          "])
         #expect(device.led == true)
         #expect(device.controller.state == .ready(used: true))
-        device.finish(SendOutcome(sequence: 1, ending: .exited(code: 0), duration: seconds(6)), t0 + seconds(6))
+        device.finish(CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: seconds(6)), t0 + seconds(6))
         #expect(device.screen == ["Verification    ", "Resend          "])
         #expect(device.led == true)
 
@@ -394,7 +394,7 @@ struct ResendControllerTests {
         failing.start(t0)
         failing.press(t0)
         failing.runDeadlines(through: t0 + seconds(5))
-        failing.finish(SendOutcome(sequence: 1, ending: .exited(code: 1), duration: seconds(6)), t0 + seconds(6))
+        failing.finish(CommandOutcome(sequence: 1, ending: .exited(code: 1), duration: seconds(6)), t0 + seconds(6))
         #expect(failing.screen == ["Send failed     ", "Resend          "])
         #expect(failing.controller.state == .failed)
         failing.press(t0 + seconds(7))

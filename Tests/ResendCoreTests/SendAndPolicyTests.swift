@@ -35,9 +35,9 @@ private struct Driver {
 
     mutating func start(_ now: Instant, restoring: ControllerSnapshot? = nil) { apply(controller.start(now: now, restoring: restoring), now) }
     mutating func press(_ now: Instant) { apply(controller.press(now: now), now) }
-    mutating func finish(_ outcome: SendOutcome, _ now: Instant) { apply(controller.sendFinished(outcome, now: now), now) }
+    mutating func finish(_ outcome: CommandOutcome, _ now: Instant) { apply(controller.sendFinished(outcome, now: now), now) }
     /// Runs every deadline up to `end`, delivering `outcomes` at their instants in between.
-    mutating func run(through end: Instant, outcomes: [(Instant, SendOutcome)] = []) {
+    mutating func run(through end: Instant, outcomes: [(Instant, CommandOutcome)] = []) {
         var pending = outcomes
         while true {
             let next = controller.nextDeadline
@@ -57,21 +57,21 @@ private struct Driver {
 struct SendOutcomeTests {
     /// Each outcome arrives 2.5 s into a 5 s countdown started by a press at t0.
     @Test("each outcome leaves its screen, and no label change is delayed by the send", arguments: [
-        (SendOutcome.Ending.exited(code: 0), 0, 0, ["Code sent", "Resend (03)"], false),
+        (CommandOutcome.Ending.exited(code: 0), 0, 0, ["Code sent", "Resend (03)"], false),
         (.exited(code: 3), 15, 0, ["Send failed", "Resend"], true),
         (.timedOut(after: .milliseconds(2_500), killed: true), 0, 0, ["Send failed", "Resend"], true),
         (.couldNotStart(reason: "send-sms: ENOENT (2): no such file or directory", errno: 2), 0, 0, ["Send failed", "Resend"], true),
         (.exited(code: 0), 4096, 1_000_000, ["Code sent", "Resend (03)"], false),  // huge output, bounded by the runner
         (.signalled(signal: 9), 0, 0, ["Send failed", "Resend"], true),
     ])
-    func outcomes(ending: SendOutcome.Ending, outputBytes: Int, dropped: Int, screen: [String], ledOn: Bool) {
+    func outcomes(ending: CommandOutcome.Ending, outputBytes: Int, dropped: Int, screen: [String], ledOn: Bool) {
         let output = [UInt8](repeating: 0x41, count: outputBytes)
         var driver = Driver()
         driver.start(t0)
         driver.press(t0)
         #expect(driver.screen == ["Sending...", "Resend (05)"])
         #expect(driver.sends.map(\.attempt) == [1])
-        let outcome = SendOutcome(sequence: 1, ending: ending, duration: .milliseconds(2_500), output: output, droppedOutputBytes: dropped)
+        let outcome = CommandOutcome(sequence: 1, ending: ending, duration: .milliseconds(2_500), output: output, droppedOutputBytes: dropped)
         driver.run(through: t0 + s(2) + .milliseconds(500), outcomes: [(t0 + .milliseconds(2_500), outcome)])
         #expect(driver.screen == screen)
         #expect(driver.led == ledOn)
@@ -97,7 +97,7 @@ struct SendOutcomeTests {
         var driver = Driver()
         driver.start(t0)
         driver.press(t0)
-        driver.finish(SendOutcome(sequence: 1, ending: .exited(code: 0), duration: s(4)), t0 + s(4))
+        driver.finish(CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: s(4)), t0 + s(4))
         #expect(driver.controller.state == .cooldown(until: t0 + s(5)))
         #expect(driver.screen == ["Code sent", "Resend (01)"])
         driver.run(through: t0 + s(5))
@@ -110,7 +110,7 @@ struct SendOutcomeTests {
         var driver = Driver()
         driver.start(t0)
         driver.press(t0)
-        driver.finish(SendOutcome(sequence: 1, ending: .exited(code: 1), duration: s(1)), t0 + s(1))
+        driver.finish(CommandOutcome(sequence: 1, ending: .exited(code: 1), duration: s(1)), t0 + s(1))
         driver.press(t0 + s(2))
         #expect(driver.sends.map(\.sequence) == [1, 2])
         #expect(driver.sends.map(\.attempt) == [1, 2])
@@ -124,7 +124,7 @@ struct SendOutcomeTests {
         driver.press(t0)
         driver.run(through: t0 + s(5))  // the first send outlives its countdown
         driver.press(t0 + s(6))
-        let stale = SendOutcome(sequence: 1, ending: .exited(code: 1), duration: s(7))
+        let stale = CommandOutcome(sequence: 1, ending: .exited(code: 1), duration: s(7))
         driver.finish(stale, t0 + s(7))
         #expect(driver.log.last == .sendFinished(stale, at: t0 + s(7), superseded: true))
         #expect(driver.screen == ["Sending...", "Resend (04)"])
@@ -143,7 +143,7 @@ struct SendOutcomeTests {
         #expect(driver.persisted.last == ControllerSnapshot(
             status: .sending, used: true, countdownEnd: t0 + s(5), countdownSeconds: 5, run: 1,
             runEnds: t0 + s(5) + ResendPolicy.defaultRunResetAfter))
-        driver.finish(SendOutcome(sequence: 1, ending: .exited(code: 0), duration: s(1)), t0 + s(1))
+        driver.finish(CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: s(1)), t0 + s(1))
         #expect(driver.persisted.last?.status == .sent)
         driver.run(through: t0 + s(5))
         #expect(driver.persisted.last?.countdownEnd == nil)
@@ -221,7 +221,7 @@ struct ResendPolicyTests {
         var driver = Driver(duration: 3, policy: ResendPolicy(cap: .init(maxSends: 1, window: s(60))))
         driver.start(t0)
         driver.press(t0)
-        driver.finish(SendOutcome(sequence: 1, ending: .exited(code: 1), duration: s(1)), t0 + s(1))
+        driver.finish(CommandOutcome(sequence: 1, ending: .exited(code: 1), duration: s(1)), t0 + s(1))
         #expect(driver.screen == ["Send failed", "Wait (59)"])
         driver.run(through: t0 + s(60))
         #expect(driver.screen == ["Send failed", "Resend"])

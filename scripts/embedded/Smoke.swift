@@ -25,7 +25,7 @@ struct OneShotSource: EventSource {
     mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput] {
         if done { return [.stop] }
         done = true
-        return [.edge(ButtonEdge(pressed: true, time: .origin))]
+        return [.button(ButtonEdge(pressed: true, time: .origin))]
     }
 }
 
@@ -44,14 +44,36 @@ struct LCDFrames: FrameDisplay {
     mutating func service(now: Instant) -> [DisplayEvent] { [] }
 }
 
+/// The loop's environment on a microcontroller: the parts below, the state in RAM.
+struct SmokeEnvironment<Source: EventSource, Sender: CommandRunner, Verifier: CodeVerifier>: LoopEnvironment {
+    var source: Source
+    var display: LCDFrames
+    var led = NoLED()
+    var strike = NoStrike()
+    let clock = TickClock()
+    var observer = NoObserver()
+    var sender: Sender
+    var verifier: Verifier
+    var store: RAMStorage?
+    let wallClock = FixedWall()
+}
+
+/// The single button: a key debouncer whose button has its own debouncer, no code entry.
+func buttonCoordinator(_ config: ControllerConfig) -> DeviceCoordinator {
+    var keys = KeyDebouncer()
+    keys.use(Debouncer(window: .milliseconds(20), mode: .stable, pressed: false), for: .button)
+    return DeviceCoordinator(controller: ResendController(config: config), keys: keys)
+}
+
 public func embeddedSmoke() -> Bool {
     var lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(0x27)!), delay: NullDelay(), geometry: .lcd16x2)
     do throws(HALError) { try lcd.initialize() } catch { return false }
     var loop = EventLoop(
-        source: OneShotSource(), display: LCDFrames(lcd: lcd), led: NoLED(), clock: TickClock(), observer: NoObserver(),
-        controller: ResendController(config: ControllerConfig(duration: .seconds(60))), debouncer: Debouncer())
+        environment: SmokeEnvironment(
+            source: OneShotSource(), display: LCDFrames(lcd: lcd), sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: nil),
+        coordinator: buttonCoordinator(ControllerConfig(duration: .seconds(60))))
     do throws(HALError) { try loop.run() } catch { return false }
-    return loop.display.lcd.port.bus.sent > 0
+    return loop.environment.display.lcd.port.bus.sent > 0
 }
 
 struct FixedWall: WallClock {
@@ -59,11 +81,11 @@ struct FixedWall: WallClock {
 }
 
 struct ImmediateRunner: CommandRunner {
-    mutating func start(_ request: SendRequest, now: Instant) -> SendOutcome? {
-        SendOutcome(sequence: request.sequence, ending: .exited(code: 0), duration: .zero)
+    mutating func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
+        CommandOutcome(sequence: request.sequence, ending: .exited(code: 0), duration: .zero)
     }
     var nextService: Instant? { nil }
-    mutating func service(now: Instant) -> [SendOutcome] { [] }
+    mutating func service(now: Instant) -> [CommandOutcome] { [] }
 }
 
 struct RAMStorage: StateStorage {
@@ -78,11 +100,12 @@ public func embeddedServicesSmoke() -> Bool {
     let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(0x27)!), delay: NullDelay(), geometry: .lcd16x2)
     let policy = ResendPolicy(cooldowns: [.seconds(60), .seconds(120)], cap: ResendPolicy.Cap(maxSends: 3, window: .seconds(3_600)))
     var loop = EventLoop(
-        source: OneShotSource(), display: LCDFrames(lcd: lcd), led: NoLED(), clock: TickClock(), observer: NoObserver(),
-        controller: ResendController(config: ControllerConfig(duration: .seconds(60), hasSendCommand: true, policy: policy)),
-        debouncer: Debouncer(), runner: ImmediateRunner(), store: RAMStorage(), wallClock: FixedWall())
+        environment: SmokeEnvironment(
+            source: OneShotSource(), display: LCDFrames(lcd: lcd), sender: ImmediateRunner(), verifier: NoCodeVerifier(),
+            store: RAMStorage()),
+        coordinator: buttonCoordinator(ControllerConfig(duration: .seconds(60), hasSendCommand: true, policy: policy)))
     do throws(HALError) { try loop.run() } catch { return false }
-    return loop.store.bytes != nil
+    return loop.environment.store?.bytes != nil
 }
 
 struct NullRows: MatrixRowLines {
@@ -104,12 +127,12 @@ public func embeddedKeypadSmoke() -> Bool {
     var scanner = MatrixScanner(rows: NullRows(), columns: NullColumns(), delay: NullDelay(), layout: .threeByFour)
     var entryConfig = EntryConfig()
     entryConfig.pulse = .seconds(2)
-    var pad = KeypadCoordinator(
+    var pad = DeviceCoordinator(
         controller: ResendController(config: ControllerConfig(duration: .seconds(60), layout: .twentyByFour, hasSendCommand: true)),
         entry: CodeEntry(config: entryConfig), bindings: KeyBindings(send: [.a]))
     var shown = 0
     var verified = 0
-    func count(_ actions: [KeypadAction]) {
+    func count(_ actions: [DeviceAction]) {
         for action in actions {
             switch action {
             case .show: shown += 1
@@ -132,19 +155,20 @@ public func embeddedKeypadSmoke() -> Bool {
     }
     count(pad.advance(to: Instant(nanoseconds: 1_000_000_000)))
     count(pad.verifyFinished(VerifyOutcome(sequence: 1, result: VerifyResult(.exited(code: 1))), now: Instant(nanoseconds: 2_000_000_000)))
-    let stored = PersistedEntryState(pad.entry.snapshot, monotonicNow: .origin, wallNow: FixedWall().now())
+    guard let entry = pad.entry else { return false }
+    let stored = PersistedEntryState(entry.snapshot, monotonicNow: .origin, wallNow: FixedWall().now())
     let resumed = stored.resumed(monotonicNow: .origin, wallNow: FixedWall().now(), config: entryConfig)
     return shown > 0 && verified == 0 && resumed.failures == 0 && pad.mergedFrame != nil
 }
 
 struct ImmediateVerifier: CodeVerifier {
-    mutating func start(_ request: VerifyRequest, now: Instant) -> SendOutcome? {
+    mutating func start(_ request: VerifyRequest, now: Instant) -> CommandOutcome? {
         var code = request.code
         code.wipe()
-        return SendOutcome(sequence: request.sequence, ending: .exited(code: 1), duration: .zero)
+        return CommandOutcome(sequence: request.sequence, ending: .exited(code: 1), duration: .zero)
     }
     var nextService: Instant? { nil }
-    mutating func service(now: Instant) -> [SendOutcome] { [] }
+    mutating func service(now: Instant) -> [CommandOutcome] { [] }
 }
 
 struct KeySource: EventSource {
@@ -153,26 +177,27 @@ struct KeySource: EventSource {
         step += 1
         switch step {
         case 1: return [.key(KeyEvent(.a, .pressed, at: .origin))]
-        case 2: return [.key(KeyEvent(.digit1, .pressed, at: .origin)), .verifyFinished(SendOutcome(sequence: 1, ending: .exited(code: 0), duration: .zero))]
+        case 2: return [.key(KeyEvent(.digit1, .pressed, at: .origin)), .commandFinished(.verify, CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: .zero))]
         default: return [.stop]
         }
     }
 }
 
-/// The keypad loop with a send command, a verify command, an output line and the state (the
+/// The loop with a code entry, a send command, a verify command, an output line and the state (the
 /// `entry` object included) in RAM.
 public func embeddedKeypadLoopSmoke() -> Bool {
     let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(0x27)!), delay: NullDelay(), geometry: .lcd16x2)
     var entryConfig = EntryConfig()
     entryConfig.pulse = .seconds(2)
-    let pad = KeypadCoordinator(
+    let pad = DeviceCoordinator(
         controller: ResendController(config: ControllerConfig(duration: .seconds(60), hasSendCommand: true)),
         entry: CodeEntry(config: entryConfig), bindings: KeyBindings(send: [.a]))
-    var loop = KeypadLoop(
-        source: KeySource(), display: LCDFrames(lcd: lcd), led: NoLED(), output: NoLED(), clock: TickClock(), observer: NoObserver(),
-        pad: pad, runner: ImmediateRunner(), verifier: ImmediateVerifier(), store: RAMStorage(), wallClock: FixedWall())
+    var loop = EventLoop(
+        environment: SmokeEnvironment(
+            source: KeySource(), display: LCDFrames(lcd: lcd), sender: ImmediateRunner(), verifier: ImmediateVerifier(), store: RAMStorage()),
+        coordinator: pad)
     do throws(HALError) { try loop.run() } catch { return false }
-    guard let bytes = loop.store.bytes else { return false }
+    guard let bytes = loop.environment.store?.bytes else { return false }
     do throws(StateFormatError) {
         return try PersistedState(decoding: bytes).entry != nil
     } catch {

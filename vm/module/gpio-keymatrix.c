@@ -20,16 +20,32 @@
  * drivers/gpio/gpiolib.c, when set_config(PIN_CONFIG_DRIVE_OPEN_DRAIN) is not supported, as here),
  * so a released open-drain row does not drive at all, nor does an input or a freed line.
  *
+ * Pulls: every line has a bias (none, pull-up, pull-down), like a pad's pull resistor. At load
+ * and on a write of `pulls` (debugfs) each line takes its reset pull, as a Raspberry Pi's pads do
+ * at power-on (BCM2835 ARM Peripherals, the GPIO pull table: GPIO0-8 up, GPIO9-27 down). A
+ * consumer's bias request reaches the chip through set_config(PIN_CONFIG_BIAS_PULL_UP/DOWN/
+ * DISABLE) (gpio_set_bias() in drivers/gpio/gpiolib.c); a request with bias "as is" does not call
+ * it, so the line keeps the pull it had. A released open-drain row is an input (above) and keeps
+ * its pull too. Freeing a line keeps its pull, as the Pi's pinctrl does (only the function goes
+ * back to input).
+ *
  * Levels (what get() returns for an input; an output reads its own drive):
  * - without diodes (`diodes=0`, default): the pressed keys join nodes into groups; a group with a
- *   line driven low reads 0, else one driven high reads 1, else its bias: 0 if a line in it has a
- *   pull-down and none a pull-up, else 1 (pulled up, or floating, which this model reads as 1).
- *   A group with a line driven low AND one driven high is a short: two outputs driven against each
- *   other; it reads 0 and is recorded as `short`. So three keys of a rectangle give a ghost.
+ *   line driven low reads 0, else one driven high reads 1, else its pulls: 0 if a line in it has a
+ *   pull-down and none a pull-up, 1 if one has a pull-up and none a pull-down (or no line has a
+ *   pull: floating, which this model reads as 1). A pull-up against a pull-down (two pads' 50-65
+ *   kOhm resistors through a key) sits near the middle of the supply, inside the undefined band
+ *   of the input (Pi 4: VIL 0.8 V, VIH 2.0 V): this model reads that group as 0, deterministically
+ *   (the worst case for a scanner: the key shows in every row it scans, a phantom key), and records
+ *   `undefined`. A group with a line driven low AND one driven high is a short: two outputs driven
+ *   against each other; it reads 0 and is recorded as `short`. So three keys of a rectangle give a
+ *   ghost.
  * - with diodes (`diodes=1`, writable at run time; a diode per key, anode on the column): a
- *   column reads 0 iff a pressed key joins it to a row driven low (or it drives low itself), else
- *   its own drive or bias; a row reads its own drive or bias; a short is a column driven high
- *   into a row driven low through a pressed key.
+ *   column reads 0 iff a pressed key joins it to a row driven low (or it drives low itself), or
+ *   to an undriven row with a pull-down while the column has a pull-up (undefined, as above: the
+ *   divider plus a diode drop is still mid-supply), else its own drive or bias; a row reads its
+ *   own drive or bias; a short is a column driven high into a row driven low through a pressed
+ *   key.
  * Edges: after every change (a line's direction, value or bias, a key) the levels are computed
  * again and every input line whose level changed gets an interrupt through irq_sim when its
  * trigger type asks for that edge (irq_set_irqchip_state(IRQCHIP_STATE_PENDING), as gpio-sim's
@@ -41,12 +57,19 @@
  *   pressed keys, one "R C" line each.
  * - `lines`: read: one line per GPIO line, "<name> <in|out> <drive: none|low|high>
  *   <bias: none|up|down> <level>".
+ * - `pulls`: the reset pulls, one letter per line in line order (rows, then columns): `u` up,
+ *   `d` down, `n` none; read: that string. Write such a string (spaces ignored, lines not given
+ *   get `n`) to set them and reset every line's bias to them, as a power cycle would; refused
+ *   (EBUSY) while a line is requested. The module parameter `pulls` gives them at load (default:
+ *   all `n`).
  * - `record`: one line per event, in order, "<seconds.nanoseconds> <what>", the time
  *   CLOCK_MONOTONIC (ktime_get_ns(), the clock of the program's log):
  *       <t> drive <name> none|low|high     a line's drive changed
  *       <t> key <r> <c> down|up            a key was pressed or released
  *       <t> edge <name> rising|falling     an interrupt was raised on a requested input line
  *       <t> short <name> <name>...         lines driven low and high were joined (see above)
+ *       <t> undefined <name> <name>...     undriven lines with a pull-up and a pull-down were
+ *                                          joined: they read 0 (see above)
  *   Writing anything clears it. It holds 2 MiB of text; past that, lines are dropped and the
  *   file ends with "overflow <count>".
  * - `shorts`: read: how many shorts began since the module was loaded (never cleared).
@@ -86,6 +109,10 @@ static bool diodes;
 module_param(diodes, bool, 0644);
 MODULE_PARM_DESC(diodes, "1: a diode per key (no ghost keys, no shorts through keys); read at each change");
 
+static char *pulls = "";
+module_param(pulls, charp, 0444);
+MODULE_PARM_DESC(pulls, "reset pulls, one letter per line (rows, then columns): u up, d down, n none (default all n)");
+
 enum drive { DRIVE_NONE, DRIVE_LOW, DRIVE_HIGH };
 enum bias { BIAS_NONE, BIAS_UP, BIAS_DOWN };
 static const char *const drive_names[] = { "none", "low", "high" };
@@ -102,9 +129,11 @@ struct keymatrix {
 	bool output[MAX_LINES];
 	bool value[MAX_LINES];	/* the output value (meaningful while output) */
 	enum bias bias[MAX_LINES];
+	enum bias reset_bias[MAX_LINES];	/* the pad's pull at power-on (`pulls`) */
 	bool level[MAX_LINES];	/* the last computed level */
 	bool pressed[MAX_SIDE][MAX_SIDE];
 	unsigned long shorted;	/* bit per line: in a shorted group at the last computation */
+	unsigned long undefined;	/* bit per line: at an undefined level at the last computation */
 	unsigned long shorts;
 	char *record;
 	size_t record_length;
@@ -166,10 +195,15 @@ static unsigned long group_of(struct keymatrix *m, unsigned int start)
 	return group;
 }
 
-/* Computes every line's level into levels[]; returns the lines in shorted groups. */
-static unsigned long compute_levels(struct keymatrix *m, bool *levels)
+/*
+ * Computes every line's level into levels[]; returns the lines in shorted groups and sets
+ * *undefined to the lines at an undefined level (a pull-up against a pull-down, read as 0).
+ */
+static unsigned long compute_levels(struct keymatrix *m, bool *levels, unsigned long *undefined)
 {
 	unsigned long shorted = 0;
+
+	*undefined = 0;
 	unsigned int line, other, r, c;
 
 	if (!READ_ONCE(diodes)) {
@@ -196,8 +230,11 @@ static unsigned long compute_levels(struct keymatrix *m, bool *levels)
 				levels[line] = false;
 			else if (high)
 				levels[line] = true;
-			else
-				levels[line] = !(down && !up);
+			else if (up && down) {
+				levels[line] = false;
+				*undefined |= BIT(line);
+			} else
+				levels[line] = !down;
 		}
 		return shorted;
 	}
@@ -208,7 +245,15 @@ static unsigned long compute_levels(struct keymatrix *m, bool *levels)
 	}
 	for (r = 0; r < rows; r++)
 		for (c = 0; c < columns; c++) {
-			if (!m->pressed[r][c] || drive_of(m, r) != DRIVE_LOW)
+			if (!m->pressed[r][c])
+				continue;
+			if (drive_of(m, r) == DRIVE_NONE && m->bias[r] == BIAS_DOWN &&
+			    drive_of(m, rows + c) == DRIVE_NONE && m->bias[rows + c] == BIAS_UP) {
+				levels[rows + c] = false;
+				*undefined |= BIT(r) | BIT(rows + c);
+				continue;
+			}
+			if (drive_of(m, r) != DRIVE_LOW)
 				continue;
 			levels[rows + c] = false;
 			if (drive_of(m, rows + c) == DRIVE_HIGH)
@@ -221,10 +266,20 @@ static unsigned long compute_levels(struct keymatrix *m, bool *levels)
 static void update(struct keymatrix *m)
 {
 	bool levels[MAX_LINES];
-	unsigned long shorted;
+	unsigned long shorted, undefined;
 	unsigned int line;
 
-	shorted = compute_levels(m, levels);
+	shorted = compute_levels(m, levels, &undefined);
+	if (undefined && undefined != m->undefined) {
+		char names[MAX_LINES * 12] = "";
+		size_t at = 0;
+
+		for (line = 0; line < m->lines; line++)
+			if (undefined & BIT(line))
+				at += scnprintf(names + at, sizeof(names) - at, " %s", m->names[line]);
+		record_event(m, "undefined%s", names);
+	}
+	m->undefined = undefined;
 	if (shorted && shorted != m->shorted) {
 		char names[MAX_LINES * 12] = "";
 		size_t at = 0;
@@ -384,18 +439,96 @@ static int km_to_irq(struct gpio_chip *gc, unsigned int offset)
 	return irq_create_mapping(m->irq_sim, offset);
 }
 
-/* A freed line drives nothing and has no bias, whatever its consumer left it as. */
+/*
+ * A freed line drives nothing and keeps its pull, whatever its consumer left it as: the Pi's
+ * pinctrl-bcm2835 sets a freed pin's function back to input and leaves its pull alone.
+ */
 static void km_free(struct gpio_chip *gc, unsigned int offset)
 {
 	struct keymatrix *m = gpiochip_get_data(gc);
 
 	mutex_lock(&m->lock);
-	m->bias[offset] = BIAS_NONE;
 	set_line(m, offset, false, false);
 	mutex_unlock(&m->lock);
 }
 
 /* --- debugfs --------------------------------------------------------------------------------- */
+
+/* Parses a `pulls` string into out[] (lines not given: none); -EINVAL on another letter. */
+static int parse_pulls(const char *text, unsigned int lines, enum bias *out)
+{
+	unsigned int line = 0;
+
+	for (; line < lines; line++)
+		out[line] = BIAS_NONE;
+	for (line = 0; *text; text++) {
+		enum bias bias;
+
+		switch (*text) {
+		case 'u': bias = BIAS_UP; break;
+		case 'd': bias = BIAS_DOWN; break;
+		case 'n': bias = BIAS_NONE; break;
+		case ' ': case '\t': case '\n': continue;
+		default: return -EINVAL;
+		}
+		if (line >= lines)
+			return -EINVAL;
+		out[line++] = bias;
+	}
+	return 0;
+}
+
+static ssize_t pulls_read(struct file *file, char __user *buffer, size_t count, loff_t *position)
+{
+	static const char letters[] = { 'n', 'u', 'd' };
+	char text[MAX_LINES + 2];
+	unsigned int line;
+
+	mutex_lock(&km->lock);
+	for (line = 0; line < km->lines; line++)
+		text[line] = letters[km->reset_bias[line]];
+	mutex_unlock(&km->lock);
+	text[line] = '\n';
+	return simple_read_from_buffer(buffer, count, position, text, line + 1);
+}
+
+static ssize_t pulls_write(struct file *file, const char __user *buffer, size_t count,
+			   loff_t *position)
+{
+	enum bias parsed[MAX_LINES];
+	char text[4 * MAX_LINES];
+	unsigned int line;
+	int ret;
+
+	if (count >= sizeof(text))
+		return -EINVAL;
+	if (copy_from_user(text, buffer, count))
+		return -EFAULT;
+	text[count] = '\0';
+	ret = parse_pulls(text, km->lines, parsed);
+	if (ret)
+		return ret;
+	mutex_lock(&km->lock);
+	for (line = 0; line < km->lines; line++)
+		if (gpiochip_is_requested(&km->gc, line)) {
+			mutex_unlock(&km->lock);
+			return -EBUSY;
+		}
+	for (line = 0; line < km->lines; line++) {
+		km->reset_bias[line] = parsed[line];
+		km->bias[line] = parsed[line];
+	}
+	update(km);
+	mutex_unlock(&km->lock);
+	return count;
+}
+
+static const struct file_operations pulls_operations = {
+	.owner = THIS_MODULE,
+	.read = pulls_read,
+	.write = pulls_write,
+	.llseek = default_llseek,
+};
 
 static ssize_t keys_read(struct file *file, char __user *buffer, size_t count, loff_t *position)
 {
@@ -579,6 +712,11 @@ static int __init km_init(void)
 		km_release(m);
 		return -ENOMEM;
 	}
+	if (parse_pulls(pulls, m->lines, m->reset_bias)) {
+		pr_err("gpio-keymatrix: pulls=\"%s\": one of u, d, n per line (%u lines)\n", pulls, m->lines);
+		km_release(m);
+		return -EINVAL;
+	}
 	for (line = 0; line < m->lines; line++) {
 		m->names[line] = line < rows ? kasprintf(GFP_KERNEL, "%sR%u", prefix, line)
 					     : kasprintf(GFP_KERNEL, "%sC%u", prefix, line - rows);
@@ -587,9 +725,11 @@ static int __init km_init(void)
 			return -ENOMEM;
 		}
 	}
-	/* Nothing driven, no bias: every line reads 1 (floating reads 1 in this model). */
-	for (line = 0; line < m->lines; line++)
-		m->level[line] = true;
+	/* Nothing driven, no key: every line reads its reset pull (floating reads 1 in this model). */
+	for (line = 0; line < m->lines; line++) {
+		m->bias[line] = m->reset_bias[line];
+		m->level[line] = m->bias[line] != BIAS_DOWN;
+	}
 
 	m->pdev = platform_device_register_simple("gpio-keymatrix", PLATFORM_DEVID_NONE, NULL, 0);
 	if (IS_ERR(m->pdev)) {
@@ -636,6 +776,7 @@ static int __init km_init(void)
 	debugfs_create_file("lines", 0400, m->debug_dir, NULL, &lines_operations);
 	debugfs_create_file("record", 0600, m->debug_dir, NULL, &record_operations);
 	debugfs_create_file("shorts", 0400, m->debug_dir, NULL, &shorts_operations);
+	debugfs_create_file("pulls", 0600, m->debug_dir, NULL, &pulls_operations);
 	return 0;
 }
 

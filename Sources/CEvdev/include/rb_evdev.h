@@ -37,5 +37,8 @@ int rb_evdev_name(int fd, char *name, int size);
 /// The key codes the device can report (EVIOCGBIT(EV_KEY)): a bit per code, code N in bit N % 8
 /// of byte N / 8, into `bits` (`size` bytes, zeroed first). Returns the bytes the kernel filled.
 int rb_evdev_key_bits(int fd, uint8_t *bits, int size);
+/// The keys down now (EVIOCGKEY; drivers/input/evdev.c, evdev_handle_get_val: the device's key
+/// bitmap under its event lock), in the layout of rb_evdev_key_bits. Returns the bytes filled.
+int rb_evdev_key_state(int fd, uint8_t *bits, int size);
 
 #endif

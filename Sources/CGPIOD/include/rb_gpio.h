@@ -65,16 +65,21 @@ int rb_gpio_request_input(const char *chip_path, unsigned int offset, rb_gpio_bi
 /// Requests one output line driven to `initially_active` (logical).
 int rb_gpio_request_output(const char *chip_path, unsigned int offset, bool active_low,
                            bool initially_active, const char *consumer, rb_gpio_request **out);
-/// Requests one output line as open drain, driven to `initially_active` (logical): the line is
-/// only ever pulled to its low physical level; at the high level it is released (high impedance).
-/// With `active_low`, active means pulled low and inactive means released: a key-matrix row that
-/// can never drive against another row (issue 14). The flag is the uAPI's open-drain request
-/// (v1 GPIOHANDLE_REQUEST_OPEN_DRAIN, v2 GPIO_V2_LINE_FLAG_OPEN_DRAIN). Chips without open-drain
-/// hardware (the Pi's pinctrl-bcm2835, gpio-sim) get it emulated by gpiolib, which switches the
-/// line to input for the high level (drivers/gpio/gpiolib.c: gpiod_direction_output and
-/// gpio_set_open_drain_value_commit), so released is high-Z either way.
-int rb_gpio_request_open_drain_output(const char *chip_path, unsigned int offset, bool active_low,
-                                      bool initially_active, const char *consumer, rb_gpio_request **out);
+/// Requests one output line as open drain with `bias`, driven to `initially_active` (logical): the
+/// line is only ever pulled to its low physical level; at the high level it is released (high
+/// impedance). With `active_low`, active means pulled low and inactive means released: a
+/// key-matrix row that can never drive against another row. The flag is the uAPI's open-drain
+/// request (v1 GPIOHANDLE_REQUEST_OPEN_DRAIN, v2 GPIO_V2_LINE_FLAG_OPEN_DRAIN). Chips without
+/// open-drain hardware (the Pi's pinctrl-bcm2835 and pinctrl-rp1, gpio-sim) get it emulated by
+/// gpiolib, which switches the line to input for the high level (drivers/gpio/gpiolib.c:
+/// gpiod_direction_output and gpio_set_open_drain_value_commit), so released is high-Z either way.
+/// `bias` is the released line's pull: an input keeps its pad's pull unless the request sets one
+/// (on a Pi GPIO9-27 reset to pull-down). v1: the BIAS_* request flag beside OPEN_DRAIN (uAPI
+/// since Linux 5.5); v2: the line settings' bias on the output (a bias needs an explicit
+/// direction); gpiolib hands it to the chip (gpio_set_bias). RB_GPIO_BIAS_AS_IS sets none.
+int rb_gpio_request_open_drain_output(const char *chip_path, unsigned int offset, rb_gpio_bias bias,
+                                      bool active_low, bool initially_active, const char *consumer,
+                                      rb_gpio_request **out);
 /// The descriptor to poll for POLLIN (edge events pending).
 int rb_gpio_request_fd(rb_gpio_request *request);
 /// 1 when the line is logically active, 0 when inactive, -1 on error.

@@ -23,9 +23,12 @@ extension DeviceConfig {
         /// `keypad.diodes`: the keypad has a diode per key, so two keys held at once are never
         /// ambiguous (without diodes such a scan is rejected as a possible ghost key).
         public var diodes = false
+        /// `keypad.settleMicroseconds`: how long a matrix scan waits after driving a row before it
+        /// reads the columns (a column's pull-up charging the keypad's and the cable's capacitance).
+        public var settleMicroseconds = 10
         /// `keypad.device`: the evdev device, e.g. "/dev/input/by-path/platform-keypad-event".
         public var device: String? = nil
-        /// `keypad.debounceMs`: every key's debounce window.
+        /// `keypad.debounceMs`: every keypad key's debounce window (the button keeps `button.debounceMs`).
         public var debounceMs = 20
         /// `keypad.sendKey`: the key that presses Send/Resend: "button" (the push-button) or a
         /// letter key "A"-"D" (a keypad alone runs the device).
@@ -46,6 +49,10 @@ extension DeviceConfig {
 
         public static let lineCountRange = 1...8
         public static let debounceRange = 1...1_000
+        public static let settleRange = 1...1_000
+
+        /// The matrix scan's settle time (`settleMicroseconds`).
+        public var settle: TimeSpan { .microseconds(Int64(settleMicroseconds)) }
     }
 
     /// `keypad.entry`: the code-entry rules (`EntryConfig`).
@@ -142,6 +149,9 @@ extension DeviceConfig {
             result.keys = readKeyMap(keys, at: keypad.keyPath("keys"), rows: result.rows.count, columns: result.columns.count, reader: reader)
         }
         if let diodes = keypad.bool("diodes") { result.diodes = diodes }
+        if let settle = keypad.integer("settleMicroseconds", range: Keypad.settleRange, unit: "whole microseconds") {
+            result.settleMicroseconds = settle
+        }
         if let device = keypad.optionalString("device", what: "an input device path such as \"/dev/input/by-path/platform-keypad-event\"", allowEmpty: false) {
             if device.hasPrefix("/") && !device.hasSuffix("/") {
                 result.device = device
@@ -452,11 +462,11 @@ extension DeviceConfig.Keypad {
         }
     }
 
-    /// For `config check`: "keypad matrix 4x3 (no diodes), send key button, verify /usr/local/bin/check-code (timeout 10 s), output GPIO26 3000 ms".
+    /// For `config check`: "keypad matrix 4x3, settle 10 us, send key button, verify /usr/local/bin/check-code (timeout 10 s), output GPIO26 3000 ms".
     var summary: String {
         var text = "keypad "
         switch backend {
-        case .matrix: text += "matrix \(rows.count)x\(columns.count)" + (diodes ? " with diodes" : "")
+        case .matrix: text += "matrix \(rows.count)x\(columns.count)" + (diodes ? " with diodes" : "") + ", settle \(settleMicroseconds) us"
         case .evdev: text += "evdev \(device ?? "-")"
         }
         text += ", send key " + (sendKey == .button ? "button" : String(decoding: [sendKey.symbol], as: UTF8.self))

@@ -6,7 +6,8 @@ import ResendCore
 /// Everything the configuration file (`/etc/resend-button/config.json5`) sets: one struct, one
 /// nested struct per section of the file, property names as the file's keys. The defaults are
 /// those of `BehaviourSettings` and board/README.md; `board/config.example.json5` sets exactly
-/// these defaults and documents every key.
+/// these defaults and documents every key, and docs/configuration.md lists every key (both
+/// checked against `schema` by tests).
 ///
 /// This type only holds validated plain values: the send command, state file, resend policy and
 /// log format are carried out elsewhere.

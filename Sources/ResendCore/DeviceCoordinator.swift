@@ -22,29 +22,34 @@ public struct KeyBindings: Hashable, Sendable {
 }
 
 /// What the loop must do: the resend controller's actions (never `.show`), the entry flow's
-/// actions, and the merged screen.
-public enum KeypadAction: Hashable, Sendable {
+/// actions, the button's debounced changes (for the log), and the merged screen.
+public enum DeviceAction: Hashable, Sendable {
     /// Show this frame (the controller's and the entry flow's merged); only when it changed.
     case show(ScreenText)
     case controller(ControllerAction)
     case entry(EntryAction)
+    /// The single button's debounced level changed (for the log). Keypad keys are never reported:
+    /// a key's identity may be a digit of the code.
+    case buttonChanged(DebouncedChange)
 }
 
-/// The thin coordinator of DESIGN.md section 4: routes keys (every key through the `KeyDebouncer`;
-/// a key bound to Send/Resend presses the `ResendController`, the others go to the `CodeEntry`),
-/// opens the field when a send succeeded (or at an accepted press when no send command is
-/// configured), and merges the two machines' screens into one:
+/// The one coordinator of the device (DESIGN.md section 4): routes keys (every key through the
+/// `KeyDebouncer`; a key bound to Send/Resend presses the `ResendController`, the others go to the
+/// `CodeEntry` when there is one and are dropped when not), opens the field when a send succeeded
+/// (or at an accepted press when no send command is configured), and merges the two machines'
+/// screens into one:
 ///
-/// - nothing to enter (before the first send, after an accepted code): the controller's frame,
-///   unchanged;
+/// - no code entry (the single-button device), or nothing to enter (before the first send, after
+///   an accepted code): the controller's frame, unchanged;
 /// - 2 rows: line 1 the entry's `compact` line, line 2 the controller's label ("Resend (NN)"); the
 ///   success screen takes both lines;
 /// - 4 rows: lines 1-2 the controller's, line 3 the entry's status, line 4 its field.
 ///
 /// It changes nothing in the controller: every input reaches it as before.
-public struct KeypadCoordinator {
+public struct DeviceCoordinator {
     public private(set) var controller: ResendController
-    public private(set) var entry: CodeEntry
+    /// The code-entry flow; nil on a device without a keypad.
+    public private(set) var entry: CodeEntry?
     public private(set) var keys: KeyDebouncer
     public let bindings: KeyBindings
 
@@ -57,90 +62,117 @@ public struct KeypadCoordinator {
     /// the field's cursor as its focus.
     private var keyed = false
 
-    public init(controller: ResendController, entry: CodeEntry, keys: KeyDebouncer = KeyDebouncer(), bindings: KeyBindings = KeyBindings()) {
-        precondition(bindings.problems.isEmpty, "KeypadCoordinator: invalid key bindings")
+    /// - Parameters:
+    ///   - entry: the code-entry flow; nil for the single-button device.
+    ///   - keys: the key debouncer (the button's own `Debouncer` set with `KeyDebouncer.use`).
+    public init(controller: ResendController, entry: CodeEntry? = nil, keys: KeyDebouncer = KeyDebouncer(), bindings: KeyBindings = KeyBindings()) {
+        precondition(bindings.problems.isEmpty, "DeviceCoordinator: invalid key bindings")
         self.controller = controller
         self.entry = entry
         self.keys = keys
         self.bindings = bindings
     }
 
+    /// The latest instant fed to the controller (a press is stamped when it became certain, which
+    /// may be a little before the loop's `now`); never goes backwards.
+    public var controllerTime: Instant { time }
+
     /// The earliest instant anything needs `advance(to:)`; nil when idle.
     public var nextDeadline: Instant? {
-        earliest(earliest(keys.nextDeadline, controller.nextDeadline), entry.nextDeadline)
+        earliest(earliest(keys.nextDeadline, controller.nextDeadline), entry?.nextDeadline)
     }
 
     /// Starts both machines (fresh, or from clamped snapshots). Call once, first.
     public mutating func start(now: Instant, restoring restored: ControllerSnapshot? = nil,
-                               entry restoredEntry: EntrySnapshot? = nil) -> [KeypadAction] {
+                               entry restoredEntry: EntrySnapshot? = nil) -> [DeviceAction] {
         time = now
         var actions = take(controller.start(now: now, restoring: restored))
-        actions += entry.start(now: now, restoring: restoredEntry).map { .entry($0) }
+        if entry != nil { actions += entry!.start(now: now, restoring: restoredEntry).map { .entry($0) } }
         return finish(actions)
     }
 
     /// A raw key event from a backend (not yet debounced).
-    public mutating func feed(_ event: KeyEvent, now: Instant) -> [KeypadAction] {
-        var actions: [KeypadAction] = []
+    public mutating func feed(_ event: KeyEvent, now: Instant) -> [DeviceAction] {
+        var actions: [DeviceAction] = []
         for change in keys.feed(event) { actions += route(change, now: now) }
         return finish(actions)
     }
 
+    /// A read of `key`'s level (`KeyDebouncer.reconcile`): repairs lost events.
+    public mutating func reconcile(_ key: Key, level: ButtonLevel, now: Instant) -> [DeviceAction] {
+        var actions: [DeviceAction] = []
+        for change in keys.reconcile(key, level: level) { actions += route(change, now: now) }
+        return finish(actions)
+    }
+
     /// The send command ended.
-    public mutating func sendFinished(_ outcome: SendOutcome, now: Instant) -> [KeypadAction] {
+    public mutating func sendFinished(_ outcome: CommandOutcome, now: Instant) -> [DeviceAction] {
         time = max(time, now)
         return finish(take(controller.sendFinished(outcome, now: time)))
     }
 
-    /// The verify command ended.
-    public mutating func verifyFinished(_ outcome: VerifyOutcome, now: Instant) -> [KeypadAction] {
+    /// The verify command ended (ignored without a code entry).
+    public mutating func verifyFinished(_ outcome: VerifyOutcome, now: Instant) -> [DeviceAction] {
         time = max(time, now)
-        return finish(entry.verifyFinished(outcome, now: time).map { .entry($0) })
+        guard entry != nil else { return [] }
+        return finish(entry!.verifyFinished(outcome, now: time).map { .entry($0) })
+    }
+
+    /// The keys' changes due at `now` (the first part of `advance(to:)`, for a loop that serves
+    /// its command runners between the keys and the machines' deadlines).
+    public mutating func advanceKeys(to now: Instant) -> [DeviceAction] {
+        var actions: [DeviceAction] = []
+        for change in keys.advance(to: now) { actions += route(change, now: now) }
+        return finish(actions)
     }
 
     /// The loop carried out the `persist` actions of one batch (the controller's and the entry's:
     /// one state file) at `now`: `written` is true when every write succeeded. Fails closed: the
     /// entry flow runs a submitted code's check only after its try was written, and closes code
-    /// entry while writes fail (`CodeEntry.stateWritten`).
-    public mutating func stateWritten(_ written: Bool, now: Instant) -> [KeypadAction] {
+    /// entry while writes fail (`CodeEntry.stateWritten`). Nothing without a code entry.
+    public mutating func stateWritten(_ written: Bool, now: Instant) -> [DeviceAction] {
         time = max(time, now)
-        return finish(entry.stateWritten(written, now: time).map { .entry($0) })
+        guard entry != nil else { return [] }
+        return finish(entry!.stateWritten(written, now: time).map { .entry($0) })
     }
 
     /// The clock reached `nextDeadline` (or later).
-    public mutating func advance(to now: Instant) -> [KeypadAction] {
-        var actions: [KeypadAction] = []
+    public mutating func advance(to now: Instant) -> [DeviceAction] {
+        var actions: [DeviceAction] = []
         for change in keys.advance(to: now) { actions += route(change, now: now) }
         time = max(time, now)
         actions += take(controller.advance(to: time))
-        actions += entry.advance(to: time).map { .entry($0) }
+        if entry != nil { actions += entry!.advance(to: time).map { .entry($0) } }
         return finish(actions)
     }
 
     /// Stops both: the controller's stopped screen, the output line inactive.
-    public mutating func stop(now: Instant) -> [KeypadAction] {
+    public mutating func stop(now: Instant) -> [DeviceAction] {
         time = max(time, now)
-        var actions = entry.stop(now: time).map { KeypadAction.entry($0) }
+        var actions = entry?.stop(now: time).map { DeviceAction.entry($0) } ?? []
         actions += take(controller.stop(now: time))
         return finish(actions)
     }
 
     /// A debounced key change: to the controller when bound to Send, else to the entry flow.
-    private mutating func route(_ change: KeyEvent, now: Instant) -> [KeypadAction] {
+    private mutating func route(_ change: KeyEvent, now: Instant) -> [DeviceAction] {
         // Stamped when it became certain, which may be a little before `now` when the loop ran late.
         time = max(time, min(change.at, now))
+        var actions: [DeviceAction] = []
+        if change.key == .button { actions.append(.buttonChanged(DebouncedChange(pressed: change.isPress, time: change.at))) }
         if bindings.send.contains(change.key) {
-            guard change.isPress else { return [] }
-            return take(controller.press(now: time))
+            guard change.isPress else { return actions }
+            return actions + take(controller.press(now: time))
         }
+        guard entry != nil else { return actions }
         keyed = true
-        return entry.key(change, now: time).map { .entry($0) }
+        return actions + entry!.key(change, now: time).map { .entry($0) }
     }
 
     /// The controller's actions: its frame is kept for merging; a successful send (or an accepted
     /// press without a send command) opens the code field.
-    private mutating func take(_ actions: [ControllerAction]) -> [KeypadAction] {
-        var out: [KeypadAction] = []
+    private mutating func take(_ actions: [ControllerAction]) -> [DeviceAction] {
+        var out: [DeviceAction] = []
         var sent = false
         var sending = false
         for action in actions {
@@ -157,15 +189,16 @@ public struct KeypadCoordinator {
             }
             out.append(.controller(action))
         }
-        if sending { out += entry.sendStarted(now: time).map { .entry($0) } }
-        if sent { out += entry.codeSent(now: time).map { .entry($0) } }
+        guard entry != nil else { return out }
+        if sending { out += entry!.sendStarted(now: time).map { .entry($0) } }
+        if sent { out += entry!.codeSent(now: time).map { .entry($0) } }
         return out
     }
 
     /// Appends the merged frame when its text changed. A frame that answers a key carries the
     /// field's cursor as its focus, so a display writes the key's echo before the rest (the
     /// message line it replaces, the countdown): the echo lands within debounce + 2 ms.
-    private mutating func finish(_ actions: [KeypadAction]) -> [KeypadAction] {
+    private mutating func finish(_ actions: [DeviceAction]) -> [DeviceAction] {
         let answersKey = keyed
         keyed = false
         guard var frame = mergedFrame, frame.lines != shownFrame?.lines else { return actions }
@@ -177,7 +210,7 @@ public struct KeypadCoordinator {
     /// Where the field's cursor is on the merged screen; nil when the field is not shown or takes
     /// no keys.
     public var focus: ScreenCell? {
-        guard controllerFrame != nil, let view = entry.view, let column = view.cursor else { return nil }
+        guard controllerFrame != nil, let view = entry?.view, let column = view.cursor else { return nil }
         let layout = controller.config.layout
         guard column < layout.columns else { return nil }
         if layout.rows >= 4 { return ScreenCell(row: 3, column: column) }
@@ -188,7 +221,7 @@ public struct KeypadCoordinator {
     /// The screen: see the type's documentation.
     public var mergedFrame: ScreenText? {
         guard let base = controllerFrame else { return nil }
-        guard let view = entry.view else { return base }
+        guard let view = entry?.view else { return base }
         let layout = controller.config.layout
         var lines = base.lines
         if layout.rows >= 4 {

@@ -6,27 +6,27 @@ import Testing
 /// A verify command on virtual time: answers each check `delay` after it started with the next
 /// scripted ending (the last repeats); records the codes it was given (test only).
 struct ScriptedVerifier: CodeVerifier {
-    var endings: [SendOutcome.Ending]
+    var endings: [CommandOutcome.Ending]
     var delay: TimeSpan = .seconds(1)
     var codes: [String] = []
     var started: [Instant] = []
-    private var running: [(outcome: SendOutcome, due: Instant)] = []
+    private var running: [(outcome: CommandOutcome, due: Instant)] = []
 
-    init(_ endings: [SendOutcome.Ending], delay: TimeSpan = .seconds(1)) {
+    init(_ endings: [CommandOutcome.Ending], delay: TimeSpan = .seconds(1)) {
         self.endings = endings
         self.delay = delay
     }
 
-    mutating func start(_ request: VerifyRequest, now: Instant) -> SendOutcome? {
+    mutating func start(_ request: VerifyRequest, now: Instant) -> CommandOutcome? {
         let ending = endings[min(codes.count, endings.count - 1)]
         codes.append(digitsText(request.code))
         started.append(now)
-        if case .couldNotStart = ending { return SendOutcome(sequence: request.sequence, ending: ending, duration: .zero) }
-        running.append((SendOutcome(sequence: request.sequence, ending: ending, duration: delay), now + delay))
+        if case .couldNotStart = ending { return CommandOutcome(sequence: request.sequence, ending: ending, duration: .zero) }
+        running.append((CommandOutcome(sequence: request.sequence, ending: ending, duration: delay), now + delay))
         return nil
     }
     var nextService: Instant? { running.first?.due }
-    mutating func service(now: Instant) -> [SendOutcome] {
+    mutating func service(now: Instant) -> [CommandOutcome] {
         let due = running.prefix { $0.due <= now }.map { $0.outcome }
         running.removeFirst(due.count)
         return due
@@ -63,9 +63,10 @@ struct FailingSource: EventSource {
     }
 }
 
-typealias TestKeypadLoop<Source: EventSource> = KeypadLoop<
+typealias EntryEnvironment<Source: EventSource> = TestEnvironment<
     Source, FrameLog, RecordingLED, RecordingLED, ManualClock, EventRecorder, ScriptedCommandRunner, ScriptedVerifier,
     MemoryStateStorage, ManualWallClock>
+typealias TestEntryLoop<Source: EventSource> = EventLoop<EntryEnvironment<Source>>
 
 /// The device with a keypad, on virtual time: a button send (the command succeeds after 500 ms),
 /// keys from the script, the verify command scripted.
@@ -104,22 +105,23 @@ struct KeypadDevice {
 
     mutating func stop(at time: Instant) { source.schedule(.stop, at: time) }
 
-    func loop(verifier: ScriptedVerifier) -> TestKeypadLoop<VirtualEventSource> {
+    func loop(verifier: ScriptedVerifier) -> TestEntryLoop<VirtualEventSource> {
         loop(source: source, verifier: verifier)
     }
 
-    func loop<S: EventSource>(source: S, verifier: ScriptedVerifier) -> TestKeypadLoop<S> {
-        let pad = KeypadCoordinator(
+    func loop<S: EventSource>(source: S, verifier: ScriptedVerifier) -> TestEntryLoop<S> {
+        let pad = DeviceCoordinator(
             controller: ResendController(config: ControllerConfig(duration: .seconds(60), layout: layout, hasSendCommand: true)),
             entry: CodeEntry(config: entry))
-        return KeypadLoop(
-            source: source, display: FrameLog(), led: led, output: output, clock: clock, observer: EventRecorder(), pad: pad,
-            runner: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verifier: verifier, store: storage, wallClock: wall)
+        let environment = EntryEnvironment(
+            source: source, display: FrameLog(), led: led, strike: output, clock: clock, observer: EventRecorder(),
+            sender: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verifier: verifier, store: storage, wallClock: wall)
+        return EventLoop(environment: environment, coordinator: pad)
     }
 }
 
-@Suite("Keypad loop")
-struct KeypadLoopTests {
+@Suite("Event loop with a code entry")
+struct EventLoopEntryTests {
     @Test("send, type, submit: the code goes to the verify command, accepted shows the success screen and pulses the output for exactly its length")
     func acceptedFlow() throws {
         var device = KeypadDevice()
@@ -206,14 +208,15 @@ struct KeypadLoopTests {
             source.schedule(.key(KeyEvent(key, .released, at: at + .milliseconds(100))), at: at + .milliseconds(100))
         }
         source.schedule(.stop, at: kt(20))
-        let pad = KeypadCoordinator(
+        let pad = DeviceCoordinator(
             controller: ResendController(config: ControllerConfig(duration: .seconds(60))), entry: CodeEntry(config: EntryConfig()))
-        var loop = KeypadLoop(
-            source: source, display: FrameLog(), led: NoLED(), output: NoLED(), clock: clock, observer: EventRecorder(), pad: pad,
-            runner: NoCommandRunner(), verifier: NoCodeVerifier(), store: NoStateStorage(), wallClock: NoWallClock(), persistence: false)
+        let environment = TestEnvironment(
+            source: source, display: FrameLog(), led: NoLED(), strike: NoStrike(), clock: clock, observer: EventRecorder(),
+            sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: NoStateStorage?.none, wallClock: NoWallClock())
+        var loop = EventLoop(environment: environment, coordinator: pad)
         try loop.run()
         #expect(loop.display.screen(at: kt(12)) == ["Check failed", "Resend (50)"])
-        #expect(loop.pad.entry.snapshot.failures == 0)
+        #expect(loop.pad.entry?.snapshot.failures == 0)
         #expect(loop.observer.events.contains { $0.event == .verifyEnded(ending: .couldNotStart(reason: "no verify command is configured", errno: 0), duration: .zero) })
         // No output line configured: nothing about one is logged.
         #expect(!loop.observer.events.contains { if case .output = $0.event { true } else { false } })
