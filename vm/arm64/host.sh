@@ -85,6 +85,9 @@ arm64_fetch() { # arm64_fetch FOLDER PACKAGE[=VERSION]...: downloads the .debs i
 # arm64_prepare: kernel, headers, modules, userland, notify-listen (cached); sets arm64_userland.
 arm64_prepare() {
     local debs=$arm64_cache/debs deb
+    # The pi3 guest (vm/pi3/host.sh) needs the Pi 3's device tree and more modules: a cache made
+    # before it is extracted again once.
+    [[ -f $arm64_kernel_dir/bcm2837-rpi-3-b.dtb ]] || rm -f "$arm64_kernel_dir/ready"
     if [[ ! -f $arm64_kernel_dir/ready || ! -f $arm64_headers_dir/ready ]]; then
         step "Debian arm64 kernel and headers linux-image-$arm64_abi, linux-headers-$arm64_abi $kversion (extracted, not installed)"
         rm -rf "$debs"
@@ -97,10 +100,16 @@ arm64_prepare() {
         # Debian's arm64 vmlinuz is the kernel's Image (qemu -kernel takes it as it is).
         cp "$arm64_kernel_dir/root/boot/vmlinuz-$arm64_abi" "$arm64_kernel_dir/vmlinuz"
         local modules=$arm64_kernel_dir/root/lib/modules/$arm64_abi/kernel ko
-        for ko in fs/configfs/configfs.ko drivers/i2c/i2c-dev.ko; do
+        # configfs and i2c-dev for every arm64 guest; the Pi's I2C controller (i2c-bcm2835), its
+        # watchdog (bcm2835_wdt: `reboot -f` ends qemu) and uinput/evdev for the pi3 guest.
+        for ko in fs/configfs/configfs.ko drivers/i2c/i2c-dev.ko drivers/i2c/busses/i2c-bcm2835.ko \
+            drivers/watchdog/bcm2835_wdt.ko drivers/input/misc/uinput.ko drivers/input/evdev.ko; do
             [[ -f $modules/$ko ]] || die "the arm64 kernel package has no $ko (compressed modules?)"
             cp "$modules/$ko" "$arm64_kernel_dir/modules/"
         done
+        local dtb=$arm64_kernel_dir/root/usr/lib/linux-image-$arm64_abi/broadcom/bcm2837-rpi-3-b.dtb
+        [[ -f $dtb ]] || die "the arm64 kernel package has no broadcom/bcm2837-rpi-3-b.dtb"
+        cp "$dtb" "$arm64_kernel_dir/"
         rm -rf "$arm64_kernel_dir/root"
         deb=$(find "$debs" -name "linux-headers-${arm64_abi}_*.deb" | head -n 1)
         [[ -n $deb ]] || die "apt-get download linux-headers-$arm64_abi=$kversion (arm64) failed"
