@@ -114,7 +114,9 @@ func fuzzState(_ bytes: [UInt8]) {
             for monotonicNow in instants {
                 let snapshot = entry.resumed(monotonicNow: monotonicNow, wallNow: wallNow, config: config)
                 precondition(snapshot.lockoutSeconds <= config.longestLockoutSeconds, "state: resumed a lockout longer than the config allows")
-                precondition(snapshot.failures < (config.maxAttempts ?? 1), "state: resumed more wrong codes than allowed")
+                // At most maxAttempts: a count at the limit is a last try written before its check whose
+                // answer never came (a power cut); CodeEntry starts that round's lockout from it.
+                precondition(snapshot.failures <= (config.maxAttempts ?? 0), "state: resumed more wrong codes than allowed")
                 _ = PersistedState(entry: PersistedEntryState(snapshot, monotonicNow: monotonicNow, wallNow: wallNow)).encoded()
             }
         }
