@@ -166,6 +166,7 @@ public struct SimulateOptions: Sendable {
         OptionSpec("script-file", value: "PATH", help: "read the headless script from a file (# starts a comment)"),
         OptionSpec("events", help: "headless: also print press accepted/ignored and countdown events"),
         OptionSpec("bounce-key", value: "KEY", help: "interactive: the key that gives a bouncy press (default b)"),
+        OptionSpec("button-only", help: "the button and the LCD only: no keypad, phone or door (the interactive simulator's default is the whole flow, also without a configuration file)"),
     ] + SimulationServices.optionSpecs + [
         OptionSpec("help", help: "show this help"),
     ]
@@ -173,7 +174,7 @@ public struct SimulateOptions: Sendable {
     public static var help: String {
         helpText(
             usage: "resend-button simulate [options]",
-            summary: "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive keys: space or enter = press, b = bouncy press, q or Ctrl-C = quit.\nWith a keypad (keypad.enabled in --config): 0-9, *, #, A-D (upper case) = keypad keys, x = hold * (clears the field).",
+            summary: "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive, the whole flow: space = Send, the code arrives on the phone beside the LCD; 0-9 type it, enter or # = submit,\nbackspace or * = erase a digit, x = hold * (clears the field), A-D (upper case) = letter keys, b = bouncy press, q or Ctrl-C = quit;\nthe door shows DOOR OPEN while the output pulses. --button-only: the button and the LCD only (space or enter = press).",
             specs: specs)
     }
 
@@ -196,8 +197,13 @@ public struct SimulateOptions: Sendable {
         try options.settings.apply(parsed, command: "simulate")
         options.headless = parsed.has("headless")
         options.events = parsed.has("events")
-        options.services = try SimulationServices.parse(
-            parsed, headless: options.headless, keypad: config.keypad.enabled ? config.keypad : nil, command: "simulate")
+        var keypad = config.keypad.enabled ? config.keypad : nil
+        if parsed.has("button-only") {
+            keypad = nil
+        } else if keypad == nil && !options.headless {
+            keypad = .desktop
+        }
+        options.services = try SimulationServices.parse(parsed, headless: options.headless, keypad: keypad, command: "simulate")
         if parsed.value("cooldowns") == nil && parsed.value("max-sends") == nil {
             options.services.policy = config.resendPolicy  // policy flags replace the file's policy as a whole
         }

@@ -4,8 +4,9 @@ import HALMock
 import ResendCore
 
 /// A command the loop runs, the send command or the verify command (one type serves both; which
-/// one it is, is its purpose, `CommandPurpose`): none, scripted (the simulator on virtual time), or
-/// a real process.
+/// one it is, is its purpose, `CommandPurpose`): none, scripted (the simulator on virtual time), a
+/// real process, or the desktop flow's services (the phone as the send command, the desktop code's
+/// check as the verify command; each fails as none does in the other role).
 ///
 /// - As the send command (`CommandRunner`): none fails every send at once ("no send command is
 ///   configured").
@@ -17,6 +18,8 @@ public enum CommandService: CommandRunner, CodeVerifier {
     case none
     case scripted(ScriptedCommandRunner)
     case process(ProcessRunner)
+    case phone(PhoneSendService)
+    case desktopCheck(DesktopCodeVerifier)
 
     public mutating func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
         switch self {
@@ -29,16 +32,27 @@ public enum CommandService: CommandRunner, CodeVerifier {
             return outcome
         case .process(let runner):
             return runner.start(request, now: now)
+        case .phone(var service):
+            let outcome = service.start(request, now: now)
+            self = .phone(service)
+            return outcome
+        case .desktopCheck:
+            var runner = NoCommandRunner()
+            return runner.start(request, now: now)
         }
     }
 
     public mutating func start(_ request: VerifyRequest, now: Instant) -> CommandOutcome? {
         var code = request.code
         switch self {
-        case .none:
+        case .none, .phone:
             code.wipe()
             var verifier = NoCodeVerifier()
             return verifier.start(request, now: now)
+        case .desktopCheck(var verifier):
+            let outcome = verifier.start(request, now: now)
+            self = .desktopCheck(verifier)
+            return outcome
         case .scripted:
             code.wipe()
             // The scripted runner takes a send request; only the sequence matters here.
@@ -58,6 +72,8 @@ public enum CommandService: CommandRunner, CodeVerifier {
         case .none: return nil
         case .scripted(let runner): return runner.nextService
         case .process(let runner): return runner.nextService
+        case .phone(let service): return service.nextService
+        case .desktopCheck(let verifier): return verifier.nextService
         }
     }
 
@@ -71,6 +87,14 @@ public enum CommandService: CommandRunner, CodeVerifier {
             return outcomes
         case .process(let runner):
             return runner.service(now: now)
+        case .phone(var service):
+            let outcomes = service.service(now: now)
+            self = .phone(service)
+            return outcomes
+        case .desktopCheck(var verifier):
+            let outcomes = verifier.service(now: now)
+            self = .desktopCheck(verifier)
+            return outcomes
         }
     }
 

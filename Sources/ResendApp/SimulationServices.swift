@@ -34,6 +34,10 @@ public struct SimulationServices: Sendable {
     public var verifyCommand: [String]?
     /// `--mock-verify OUTCOMES`: a scripted verify command (each check takes the next, the last repeats).
     public var mockVerify: [ScriptedCommandRunner.Step]?
+    /// The desktop flow (the interactive simulator with a keypad and no `--send-command` or
+    /// `--mock-send`): a send delivers the code to the simulated phone beside the LCD, and without
+    /// `--mock-verify` the simulator checks typed codes against it.
+    public var phone = false
 
     public static let defaultSendTimeoutSeconds = 10
     public static let sendTimeoutRange = 1...3_600
@@ -41,7 +45,7 @@ public struct SimulationServices: Sendable {
     public init() {}
 
     /// True when a press runs a send command.
-    public var hasSendCommand: Bool { sendCommand != nil || mockSend != nil }
+    public var hasSendCommand: Bool { sendCommand != nil || mockSend != nil || phone }
 
     /// `settings`' controller configuration with this send command and policy, checked.
     public func controllerConfig(_ settings: BehaviourSettings, command: String) throws(ExitError) -> ControllerConfig {
@@ -121,6 +125,7 @@ public struct SimulationServices: Sendable {
         default:
             throw ExitError(.usage, "\(command): --max-sends and --window go together")
         }
+        services.phone = !headless && keypad != nil && services.mockSend == nil
         return services
     }
 
