@@ -32,7 +32,7 @@ let topUsage = """
     usage: resend-button <command> [options]
 
     commands:
-      simulate   run the button on mock hardware: an interactive terminal simulator, or --headless on virtual time
+      simulate   run the device on mock hardware: the whole flow in the terminal (LCD, phone, keypad, door), or --headless on virtual time
       run        run on a Raspberry Pi: GPIO button and LED, HD44780 LCD on a PCF8574 I2C backpack
       check      diagnose GPIO chips, lines and I2C buses, and say what to fix
       config     config check FILE: validate a configuration file (JSON5)
@@ -174,7 +174,7 @@ public struct SimulateOptions: Sendable {
     public static var help: String {
         helpText(
             usage: "resend-button simulate [options]",
-            summary: "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive, the whole flow: space = Send, the code arrives on the phone beside the LCD; 0-9 type it, enter or # = submit,\nbackspace or * = erase a digit, x = hold * (clears the field), A-D (upper case) = letter keys, b = bouncy press, q or Ctrl-C = quit;\nthe door shows DOOR OPEN while the output pulses. --button-only: the button and the LCD only (space or enter = press).",
+            summary: "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive: the whole flow. Space = Send: the code arrives on the phone beside the LCD;\n0-9 type it, enter or # = submit, backspace or * = erase a digit, x = clear the field,\nA-D (upper case) = letter keys, b = bouncy press, q or Ctrl-C = quit. The door shows DOOR OPEN\nwhile the output pulses. --button-only: the button and the LCD alone (space or enter = press).",
             specs: specs)
     }
 

@@ -204,6 +204,19 @@ struct DesktopFlowTests {
         #expect(lines.allSatisfy { $0.count <= 80 })
     }
 
+    @Test("the phone goes beside the LCD from 57 columns on (16x2 and 20x4) and from 75 (40x2)",
+          arguments: [("16x2", 57), ("20x4", 57), ("40x2", 75)])
+    func sideBySideThreshold(geometry: String, columns: Int) throws {
+        for (width, beside) in [(columns, true), (columns - 1, false)] {
+            let desktop = try Desktop(["--geometry", geometry], columns: width, rows: 40)
+            try desktop.run([(at(1), { "q" })])
+            let lines = desktop.session.renderer.frameLines()
+            let top = try #require(lines.firstIndex { $0.hasPrefix("  ┌") })
+            #expect(lines[top].hasSuffix("╮") == beside, "\(geometry) at \(width) columns")
+            #expect(lines.allSatisfy { $0.count <= width })
+        }
+    }
+
     @Test("on a narrow terminal the phone goes below the LCD, no line wider than the terminal, no more lines than its rows",
           arguments: [(40, 24), (30, 24), (30, 20)])
     func layoutNarrow(columns: Int, rows: Int) throws {
