@@ -180,7 +180,7 @@ public struct DesktopCodeVerifier: CodeVerifier {
     public var nextService: Instant? { running.first?.due }
 
     public mutating func service(now: Instant) -> [CommandOutcome] {
-        let due = running.prefix { $0.due <= now }.map(\.outcome)
+        let due = running.prefix { $0.due <= now }.map { $0.outcome }
         running.removeFirst(due.count)
         return due
     }

@@ -47,8 +47,8 @@ private final class Desktop {
     let session: InteractiveSession<ManualClock, VirtualDelay, ManualWallClock>
     private let drawn = Capture()
 
-    init(_ arguments: [String] = [], columns: Int = 80, rows: Int = 24) throws {
-        let options = try SimulateOptions.parse(arguments, readConfig: { _ in .missing })
+    init(_ arguments: [String] = [], config: String? = nil, columns: Int = 80, rows: Int = 24) throws {
+        let options = try SimulateOptions.parse(arguments, readConfig: { _ in config.map { .text($0) } ?? .missing })
         let drawn = drawn
         session = InteractiveSession(
             options, clock: clock, delay: VirtualDelay(clock: clock), bus: RecordingI2CBus(clock: clock, blocking: true),
@@ -231,6 +231,26 @@ struct DesktopFlowTests {
         #expect(lines.allSatisfy { $0.count <= columns })
         #expect(lines.count <= rows)
         #expect(lines.contains { $0.hasPrefix("  ╰") })  // the whole phone, shortened to fit
+    }
+
+    @Test("a configuration file's keypad replaces the flow's own, the phone still its send service")
+    func configuredKeypad() throws {
+        let config = "{keypad: {enabled: true, verify: {command: ['/bin/false']}, entry: {minLength: 4, maxLength: 5}, output: {line: 'GPIO26', pulseMs: 1500}}}"
+        let desktop = try Desktop(["--config", "k.json5"], config: config)
+        try desktop.run([(at(1), { " " }), (at(3), { desktop.code + enter }), (at(10), { "q" })])
+        #expect(desktop.code.count == 5)  // 6 digits do not fit a field of 5
+        #expect(desktop.frames.contains { $0.contains("│Code: _____     │") })
+        let opened = try #require(desktop.door.first { $0.1 })
+        #expect(desktop.door.last.map { $0.0 - opened.0 } == .milliseconds(1_500))
+    }
+
+    @Test("--mock-verify decides instead of the simulator's check; the code still arrives on the phone")
+    func mockVerifyWithPhone() throws {
+        let desktop = try Desktop(["--mock-verify", "reject@0.5"])
+        try desktop.run([(at(1), { " " }), (at(3), { desktop.code + enter }), (at(8), { "q" })])
+        #expect(desktop.codes.count == 1)
+        #expect(desktop.frames.contains { $0.contains("│Wrong, 2 left   │") })
+        #expect(desktop.door.allSatisfy { !$0.1 })
     }
 
     @Test("the button-only simulator draws no phone and no door")
