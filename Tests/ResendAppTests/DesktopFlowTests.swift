@@ -253,6 +253,14 @@ struct DesktopFlowTests {
         #expect(desktop.door.allSatisfy { !$0.1 })
     }
 
+    @Test("without a terminal on standard input the built binary's simulate says what to use instead and exits 64, drawing nothing")
+    func noTerminal() throws {
+        let result = try runBinary(["simulate"])
+        #expect(result.status == 64)
+        #expect(result.out.isEmpty)
+        #expect(result.err == "simulate: standard input is not a terminal; use --headless --script for scripted runs\n")
+    }
+
     @Test("the button-only simulator draws no phone and no door")
     func buttonOnly() throws {
         let desktop = try Desktop(["--button-only"])
