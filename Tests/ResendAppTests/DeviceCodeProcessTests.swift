@@ -1,4 +1,5 @@
 import HAL
+import ResendApp
 import HALMock
 import ResendCore
 import Testing
@@ -79,5 +80,22 @@ struct DeviceCodeProcessTests {
         #expect(result.out.contains { $0.hasPrefix("1.020 screen |Code: *_______ ") })
         #expect(result.out.contains { $0.contains("|Wrong, 1 left ") })
         #expect(result.out.contains { $0.contains("|Try again (30) ") })
+    }
+}
+
+@Suite("run with a keypad keeps its state")
+struct KeypadStateRequiredTests {
+    @Test("run refuses --state-file off with a keypad (a restart would clear the wrong codes and the lockout): exit 64 naming both; without a keypad it is fine")
+    func stateFileOffIsRefusedWithAKeypad() {
+        let keypad = "{ keypad: { enabled: true, verify: { command: ['/usr/local/bin/check-code'] } } }"
+        do {
+            _ = try RunOptions.parse(["--config", "/k.json5", "--state-file", "off"], readConfig: { _ in .text(keypad) })
+            Issue.record("accepted --state-file off with a keypad")
+        } catch {
+            #expect(error.code == .usage)
+            #expect(error.message == "run: --state-file off with keypad.enabled (/k.json5): the keypad's wrong codes and lockout must survive a restart; give --state-file PATH or leave it out (default /var/lib/resend-button/state.json)")
+        }
+        let plain = try? RunOptions.parse(["--config", "/k.json5", "--state-file", "off"], readConfig: { _ in .text("{}") })
+        #expect(plain?.stateFile == nil)
     }
 }
