@@ -38,7 +38,7 @@ public func runInteractive(_ options: SimulateOptions) throws(ExitError) {
         try? keyboard.restore()
     }
     let session = InteractiveSession(
-        options, clock: clock, delay: SleepDelay(), wallClock: SystemWallClock(), terminalSize: { HALLinux.terminalSize() }, output: output)
+        options, clock: clock, delay: SleepDelay(), wallClock: SystemWallClock(), random: .kernel(KernelRandom()), terminalSize: { HALLinux.terminalSize() }, output: output)
     try session.run(keys: keyboard)
 }
 
@@ -49,6 +49,8 @@ public final class InteractiveSession<Clock: MonotonicClock, Wait: Delay, Wall: 
     public let options: SimulateOptions
     public let clock: Clock
     public let wallClock: Wall
+    /// Where the codes made on the device come from (the kernel on a terminal).
+    public let random: DeviceRandom
     public private(set) var device: MockDevice<Clock, Wait>
     /// The keypad's output line (the door in the desktop flow).
     public let outputLine: RecordingLED
@@ -56,11 +58,12 @@ public final class InteractiveSession<Clock: MonotonicClock, Wait: Delay, Wall: 
     public let phone: SimulatedPhone?
     public let renderer: TerminalRenderer
 
-    /// `bus` as for `MockDevice` (on virtual time a blocking one); `terminalSize` the terminal's
-    /// columns and rows (nil: not a terminal).
+    /// `bus` as for `MockDevice` (on virtual time a blocking one); `random` the source of the codes
+    /// made on the device; `terminalSize` the terminal's columns and rows (nil: not a terminal).
     public init(_ options: SimulateOptions, clock: Clock, delay: Wait, bus: RecordingI2CBus? = nil, wallClock: Wall,
-                terminalSize: @escaping () -> (columns: Int, rows: Int)?, output: @escaping (String) -> Void) {
+                random: DeviceRandom, terminalSize: @escaping () -> (columns: Int, rows: Int)?, output: @escaping (String) -> Void) {
         self.options = options
+        self.random = random
         self.clock = clock
         self.wallClock = wallClock
         device = MockDevice(settings: options.settings, clock: clock, delay: delay, bus: bus)
@@ -85,16 +88,13 @@ public final class InteractiveSession<Clock: MonotonicClock, Wait: Delay, Wall: 
         let clock = clock
         source.onResize = { renderer.redraw(at: clock.now()) }
         var sender = try services.makeRunner()
-        var verifier = try services.makeVerifier()
-        if let phone, let keypad = services.keypad {
-            let entry = keypad.entry
-            let code = DesktopCode(length: min(max(DeviceConfig.Keypad.desktopCodeLength, entry.minLength), entry.maxLength))
-            sender = .phone(PhoneSendService(phone: phone, code: code))
-            if services.mockVerify == nil { verifier = .desktopCheck(DesktopCodeVerifier(code: code)) }
+        if let phone {
+            // An SMS takes a second to arrive.
+            sender = .inProcess(InProcessSend(delay: .seconds(1)) { input, at in phone.deliver(input, at: at) })
         }
         let environment = DeviceEnvironment(
             source: source, display: device.display, led: device.led, strike: outputLine, clock: clock, observer: renderer,
-            sender: sender, verifier: verifier, stateFile: services.stateFile, wallClock: wallClock)
+            sender: sender, verifier: try services.makeVerifier(), stateFile: services.stateFile, wallClock: wallClock, random: random)
         do throws(HALError) {
             try runLoop(environment, coordinator: coordinator)
         } catch {

@@ -34,9 +34,10 @@ public struct SimulationServices: Sendable {
     public var verifyCommand: [String]?
     /// `--mock-verify OUTCOMES`: a scripted verify command (each check takes the next, the last repeats).
     public var mockVerify: [ScriptedCommandRunner.Step]?
-    /// The desktop flow (the interactive simulator with a keypad and no `--send-command` or
-    /// `--mock-send`): a send delivers the code to the simulated phone beside the LCD, and without
-    /// `--mock-verify` the simulator checks typed codes against it.
+    /// The desktop flow (the interactive simulator with a keypad and no `--mock-send`): the send
+    /// command is the simulated phone beside the LCD (`InProcessSend`); the code is made on the
+    /// device and checked by the program (`keypad.code.source` "device") unless `--mock-verify`
+    /// decides.
     public var phone = false
 
     public static let defaultSendTimeoutSeconds = 10
@@ -126,6 +127,7 @@ public struct SimulationServices: Sendable {
             throw ExitError(.usage, "\(command): --max-sends and --window go together")
         }
         services.phone = !headless && keypad != nil && services.mockSend == nil
+        if services.phone { services.keypad = keypad?.withPhone(scriptedVerify: services.mockVerify != nil) }
         return services
     }
 
