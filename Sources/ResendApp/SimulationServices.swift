@@ -39,6 +39,8 @@ public struct SimulationServices: Sendable {
     /// device and checked by the program (`keypad.code.source` "device") unless `--mock-verify`
     /// decides.
     public var phone = false
+    /// The session directory given to real commands (`SessionDirectory`); set by the run.
+    public var sessionDirectory: String?
 
     public static let defaultSendTimeoutSeconds = 10
     public static let sendTimeoutRange = 1...3_600
@@ -115,6 +117,11 @@ public struct SimulationServices: Sendable {
             services.policy.cooldowns = cooldowns
         }
         try services.parseVerify(arguments, headless: headless, command: command)
+        services.phone = !headless && keypad != nil && services.mockSend == nil
+        if services.phone { services.keypad = keypad?.withPhone(scriptedVerify: services.mockVerify != nil) }
+        if services.keypad?.code.source == .device && !services.hasSendCommand {
+            throw ExitError(.usage, "\(command): keypad.code.source is \"device\": the code made on the device goes to a send command; give --mock-send (or --send-command with --headless --realtime)")
+        }
         switch (arguments.value("max-sends"), arguments.value("window")) {
         case (nil, nil):
             break
@@ -126,8 +133,6 @@ public struct SimulationServices: Sendable {
         default:
             throw ExitError(.usage, "\(command): --max-sends and --window go together")
         }
-        services.phone = !headless && keypad != nil && services.mockSend == nil
-        if services.phone { services.keypad = keypad?.withPhone(scriptedVerify: services.mockVerify != nil) }
         return services
     }
 
@@ -174,7 +179,7 @@ public struct SimulationServices: Sendable {
     func makeRunner() throws(ExitError) -> CommandService {
         if let sendCommand {
             do throws(HALError) {
-                return .process(try ProcessRunner(.init(arguments: sendCommand, timeout: sendTimeout)))
+                return .process(try ProcessRunner(.init(arguments: sendCommand, timeout: sendTimeout, sessionDirectory: sessionDirectory)))
             } catch {
                 throw ExitError(.ioError, "simulate: cannot prepare the send command: \(error.operation): \(describe(error))")
             }
@@ -229,6 +234,18 @@ func runHeadlessRealtime(
     var device = MockDevice(settings: settings, clock: clock, delay: SleepDelay())
     try device.startDisplay(now: clock.now())
     let line = RecordingLED(clock: clock)
+    // Real commands get a private session directory, removed at the end of the run.
+    var services = services
+    var session: SessionDirectory?
+    if services.sendCommand != nil || services.verifyCommand != nil {
+        do throws(HALError) {
+            session = try SessionDirectory.forThisProcess()
+        } catch {
+            throw ExitError(.ioError, "simulate: cannot make the session directory: \(error.operation): \(describe(error))")
+        }
+        services.sessionDirectory = session?.path
+    }
+    defer { session?.remove() }
     let runner = try services.makeRunner()
     let verifier = try services.makeVerifier()
     var inner: LinuxEventSource
