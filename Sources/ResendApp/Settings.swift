@@ -1,3 +1,5 @@
+import CharacterLCD
+import HAL
 import ResendConfig
 import ResendCore
 
