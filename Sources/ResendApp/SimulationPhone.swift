@@ -1,5 +1,6 @@
 import HAL
 import HALMock
+import ResendConfig
 import ResendCore
 
 // The desktop flow of the interactive simulator: the code made on the device "arrives" as an SMS
