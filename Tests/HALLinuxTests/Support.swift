@@ -45,45 +45,6 @@ final class Pipe {
     }
 }
 
-/// A fresh empty directory under /tmp, removed (with its files, one level) when the value goes away.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/hallinux-test-XXXXXX".utf8CString)
-        let made = mkdtemp(&template)
-        precondition(made != nil, "mkdtemp failed")
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// Creates `relative` (and its parent directories) holding `contents`.
-    func write(_ relative: String, _ contents: String) {
-        let full = "\(path)/\(relative)"
-        var parent = ""
-        for component in full.split(separator: "/").dropLast() {
-            parent += "/\(component)"
-            _ = mkdir(parent, 0o755)
-        }
-        let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        precondition(fd >= 0, "cannot create \(full)")
-        let bytes = Array(contents.utf8)
-        _ = Glibc.write(fd, bytes, bytes.count)
-        _ = close(fd)
-    }
-
-    deinit {
-        // Test trees are tiny; let the shell remove them.
-        var pid: pid_t = 0
-        let args = ["/bin/rm", "-rf", path]
-        var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
-        if posix_spawn(&pid, "/bin/rm", nil, nil, &argv, nil) == 0 {
-            var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
-        }
-        argv.forEach { free($0) }
-    }
-}
-
 /// A fake I2C bus whose devices answer at `responders`; `claimed` addresses are held by a driver.
 struct FakeProbeBus: I2CBus {
     var responders: Set<UInt8>
