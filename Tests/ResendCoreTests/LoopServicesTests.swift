@@ -32,8 +32,8 @@ private struct Source: EventSource {
 }
 
 /// Each frame as (time, status line, label line), trimmed.
-private extension FrameLog {
-    var labels: [(Instant, String, String)] { frames.map { ($0.time, $0.lines[0], $0.lines[1]) } }
+extension FrameLog {
+    fileprivate var labels: [(Instant, String, String)] { frames.map { ($0.time, $0.lines[0], $0.lines[1]) } }
 }
 
 /// A runner that wants service at `serviceAt` (a SIGTERM due) and reports its outcome through
