@@ -15,21 +15,9 @@ private func runOnce(
     let clock = SystemClock()
     if let outcome = runner.start(request, now: clock.now()) { return (outcome, true) }
     #expect(runner.runningCount == 1)
-    let giveUp = clock.now() + .seconds(20)
-    while clock.now() < giveUp {
-        let deadline = runner.nextService.map { min($0, giveUp) } ?? giveUp
-        for input in try source.wait(until: deadline) {
-            if case .commandFinished(.send, let outcome) = input {
-                #expect(runner.runningCount == 0)
-                return (outcome, false)
-            }
-        }
-        if let due = runner.nextService, due <= clock.now() {
-            #expect(runner.service(now: clock.now()).isEmpty)
-        }
-    }
-    Issue.record("the command did not finish")
-    return (CommandOutcome(sequence: 0, ending: .exited(code: -1), duration: .zero), false)
+    let outcome = try awaitCommand(.send, of: runner, on: &source)
+    #expect(runner.runningCount == 0)
+    return (outcome ?? CommandOutcome(sequence: 0, ending: .exited(code: -1), duration: .zero), false)
 }
 
 private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }

@@ -63,3 +63,28 @@ struct FakeProbeBus: I2CBus {
         return responders.contains(address.rawValue)
     }
 }
+
+/// Waits, as the event loop does, for the command `runner` started (for `purpose`) to finish: the
+/// runner's descriptor is registered with `source`, which is waited on until the runner's next
+/// service time, when the runner is serviced (that gives no outcome: outcomes come through the
+/// source). The outcome; nil after 20 s, or when the end comes as another purpose's (an issue each).
+func awaitCommand(_ purpose: CommandPurpose, of runner: ProcessRunner, on source: inout LinuxEventSource) throws -> CommandOutcome? {
+    let clock = SystemClock()
+    let giveUp = clock.now() + .seconds(20)
+    while clock.now() < giveUp {
+        let deadline = runner.nextService.map { min($0, giveUp) } ?? giveUp
+        for input in try source.wait(until: deadline) {
+            guard case .commandFinished(let finished, let outcome) = input else { continue }
+            guard finished == purpose else {
+                Issue.record("a \(purpose) command's end came as a \(finished) command's")
+                return nil
+            }
+            return outcome
+        }
+        if let due = runner.nextService, due <= clock.now() {
+            #expect(runner.service(now: clock.now()).isEmpty)
+        }
+    }
+    Issue.record("the \(purpose) command did not finish in 20 s")
+    return nil
+}
