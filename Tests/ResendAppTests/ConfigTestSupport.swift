@@ -1,4 +1,5 @@
 @testable import ResendApp
+@testable import ResendConfig
 
 /// What `resend-button ARGS` did, with `files` as the files named on the command line (the
 /// configuration file is read from the real file system); recorded for the equivalence corpus.

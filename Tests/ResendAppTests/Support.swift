@@ -2,6 +2,7 @@ import CharacterLCD
 import HAL
 import HALMock
 import ResendApp
+import ResendConfig
 import ResendCore
 
 /// What a display wrapper saw: every frame shown and every service call, with the loop's `now`.
