@@ -128,7 +128,7 @@ fleet_rootfs_tar() {
     log=$fleet_cache/second-stage-$suite.log
     step "debootstrap --second-stage of $suite in qemu-system-aarch64 (console: ${log#"$root"/})" >&2
     local started=$SECONDS
-    fleet_qemu "$log" "${VM_FLEET_SECOND_STAGE_TIMEOUT:-2400}" "$cpio" "rdinit=/vm-second-stage" \
+    fleet_qemu "$log" "${VM_FLEET_SECOND_STAGE_TIMEOUT:-7200}" "$cpio" "rdinit=/vm-second-stage" \
         -drive "file=$disk,format=raw,if=none,id=out" -device virtio-blk-device,drive=out || status=$?
     step "$suite: second stage $((SECONDS - started)) s" >&2
     rm -f "$cpio"

@@ -82,7 +82,7 @@ fleet_prepare() {
     step "fleet $suite: a throwaway signing key, the packages N and N+1, the repository with N"
     gpg --batch --quiet --passphrase '' --quick-gen-key "vm-test throwaway <vm-test@example.org>" ed25519 sign 1d 2>/dev/null \
         || die "gpg --quick-gen-key failed"
-    fleet_fpr=$(gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')
+    fleet_fpr=$(gpg --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }')
     local out
     out=$(scripts/package --arch arm64 --gpiod "$variant" --binary "$binary" --version-suffix "$suffix" \
         --output "$fleet_work/deb-n" 2>&1) || { echo "$out" >&2; die "scripts/package ($suite, N) failed"; }
