@@ -96,9 +96,6 @@ fleet_prepare() {
     fleet_ssh_port=$(fleet_free_port)
     fleet_url=http://10.0.2.2:$fleet_http_port
     fleet_publish "$fleet_deb_n" >&2 || die "scripts/publish-repo ($suite, N) failed"
-    /usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$fleet_work/repo" "$fleet_http_port" \
-        >"$fleet_work/http.log" 2>&1 &
-    fleet_http_pid=$!
     ssh-keygen -q -t ed25519 -N '' -C vm-test -f "$fleet_work/id"
 }
 fleet_publish() { # fleet_publish DEB: publishes DEB into the run's repository
@@ -112,6 +109,9 @@ fleet_run() {
     fleet_failures=0
     fleet_prepare "$fleet_suite"
     initramfs=$(fleet_pack "$fleet_suite" "$fleet_tar" "$fleet_work/id.pub")
+    /usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$fleet_work/repo" "$fleet_http_port" \
+        >"$fleet_work/http.log" 2>&1 &
+    fleet_http_pid=$!
     step "boot qemu-system-aarch64 (fleet-$fleet_suite, virt, TCG; console: ${fleet_work#"$root"/}/serial.log, markers: ${log#"$root"/}.txt)"
     fleet_qemu "$fleet_work/serial.log" "$fleet_guest_timeout" "$initramfs" \
         "rdinit=/sbin/init net.ifnames=0 quiet loglevel=3 systemd.show_status=0" \
@@ -136,6 +136,8 @@ fleet_stop() {
     fleet_ssh systemctl poweroff </dev/null >/dev/null 2>&1 || true
     local n=0
     while kill -0 "$fleet_qemu_pid" 2>/dev/null && ((n < 60)); do sleep 1; n=$((n + 1)); done
+    # (the background job is a subshell running `timeout qemu...`: timeout passes the signal on)
+    pkill -TERM -P "$fleet_qemu_pid" 2>/dev/null || true
     kill "$fleet_qemu_pid" 2>/dev/null || true
     wait "$fleet_qemu_pid" 2>/dev/null || true
     kill "$fleet_http_pid" 2>/dev/null || true
