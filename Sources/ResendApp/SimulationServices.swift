@@ -35,6 +35,8 @@ public struct SimulationServices: Sendable {
     public var verifyCommand: [String]?
     /// `--mock-verify OUTCOMES`: a scripted verify command (each check takes the next, the last repeats).
     public var mockVerify: [ScriptedCommandRunner.Step]?
+    /// The session directory given to real commands (`SessionDirectory`); set by the run.
+    public var sessionDirectory: String?
 
     public static let defaultSendTimeoutSeconds = 10
     public static let sendTimeoutRange = 1...3_600
@@ -60,13 +62,13 @@ public struct SimulationServices: Sendable {
         OptionSpec("state-file", value: "PATH", help: "persist the countdown in PATH (atomically) and resume it at start; an unreadable file is moved to PATH.corrupt-N"),
         OptionSpec("send-command", value: "ARGV", help: "run this command on each press (split on spaces, no shell; with --headless it needs --realtime)"),
         OptionSpec("send-timeout", value: "SECONDS", help: "SIGTERM the send command after this, SIGKILL 2 s later (\(sendTimeoutRange.lowerBound)-\(sendTimeoutRange.upperBound), default \(defaultSendTimeoutSeconds))"),
-        OptionSpec("mock-send", value: "OUTCOMES", help: "a scripted send command: ok@T, fail@T (exit 1), exit=N@T, timeout@T, notfound; each send takes the next, the last repeats"),
+        OptionSpec("mock-send", value: "OUTCOMES", help: "a scripted send command: ok@T, fail@T (exit 1), tempfail@T (exit 75), exit=N@T, timeout@T, notfound; each send takes the next, the last repeats"),
         OptionSpec("cooldowns", value: "LIST", help: "escalating cooldowns in seconds, e.g. 60,120,300 (the n-th send in a row gets the n-th; the last repeats)"),
         OptionSpec("max-sends", value: "N", help: "cap: at most N sends per --window, then the label shows the lockout"),
         OptionSpec("window", value: "SECONDS", help: "the cap's window in seconds (with --max-sends)"),
         OptionSpec("realtime", help: "headless: run on real time (the script's times are waited for; SIGTERM stops it)"),
         OptionSpec("verify-command", value: "ARGV", help: "keypad: check codes with this command (the code on its standard input; split on spaces, no shell; with --headless it needs --realtime)"),
-        OptionSpec("mock-verify", value: "OUTCOMES", help: "keypad: a scripted verify command: accept@T, reject@T (exit 1), error@T (exit 2), exit=N@T, timeout@T, notfound; each check takes the next, the last repeats"),
+        OptionSpec("mock-verify", value: "OUTCOMES", help: "keypad: a scripted verify command: accept@T, reject@T (exit 1), expired@T (exit 3), tempfail@T (exit 75), error@T (exit 2), exit=N@T, timeout@T, notfound; each check takes the next, the last repeats"),
     ]
 
     /// Reads the flags; `headless` says whether the run is headless.
@@ -111,6 +113,9 @@ public struct SimulationServices: Sendable {
             services.policy.cooldowns = cooldowns
         }
         try services.parseVerify(arguments, headless: headless, command: command)
+        if keypad?.code.source == .device && !services.hasSendCommand {
+            throw ExitError(.usage, "\(command): keypad.code.source is \"device\": the code made on the device goes to a send command; give --mock-send (or --send-command with --headless --realtime)")
+        }
         switch (arguments.value("max-sends"), arguments.value("window")) {
         case (nil, nil):
             break
@@ -125,7 +130,8 @@ public struct SimulationServices: Sendable {
         return services
     }
 
-    /// `ok@1.5 fail@2 exit=3@1 timeout@10 notfound`, separated by spaces or commas.
+    /// `ok@1.5 fail@2 tempfail@1 exit=3@1 timeout@10 notfound`, separated by spaces or commas
+    /// (tempfail exits 75, `CommandExitStatus.temporaryFailure`).
     static func parseMockSend(_ text: String, command: String) throws(ExitError) -> [ScriptedCommandRunner.Step] {
         var steps: [ScriptedCommandRunner.Step] = []
         for token in text.split(whereSeparator: { $0 == " " || $0 == "," }) {
@@ -135,7 +141,7 @@ public struct SimulationServices: Sendable {
             }
             let parts = token.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, let delay = parseTime(String(parts[1])) else {
-                throw ExitError(.usage, "\(command): --mock-send: \(shown(token)) is not OUTCOME@TIME (ok, fail, exit=N, timeout) or notfound")
+                throw ExitError(.usage, "\(command): --mock-send: \(shown(token)) is not OUTCOME@TIME (ok, fail, tempfail, exit=N, timeout) or notfound")
             }
             guard delay <= ScriptItem.maximumTime else {
                 throw ExitError(.usage, "\(command): --mock-send: \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest it may use")
@@ -143,6 +149,8 @@ public struct SimulationServices: Sendable {
             let kind = parts[0]
             if kind == "ok" {
                 steps.append(.init(after: delay, .exited(code: 0), output: Array("sent\n".utf8)))
+            } else if kind == "tempfail" {
+                steps.append(.init(after: delay, .exited(code: CommandExitStatus.temporaryFailure), output: Array("rate limited\n".utf8)))
             } else if kind == "fail" {
                 steps.append(.init(after: delay, .exited(code: 1), output: Array("gateway refused\n".utf8)))
             } else if kind.hasPrefix("exit=") {
@@ -154,7 +162,7 @@ public struct SimulationServices: Sendable {
             } else if kind == "timeout" {
                 steps.append(.init(after: delay, .timedOut(after: delay, killed: false)))
             } else {
-                throw ExitError(.usage, "\(command): --mock-send: unknown outcome \(shown(kind)) (ok, fail, exit=N, timeout, notfound)")
+                throw ExitError(.usage, "\(command): --mock-send: unknown outcome \(shown(kind)) (ok, fail, tempfail, exit=N, timeout, notfound)")
             }
         }
         guard !steps.isEmpty else { throw ExitError(.usage, "\(command): --mock-send: give at least one outcome") }
@@ -165,7 +173,7 @@ public struct SimulationServices: Sendable {
     func makeRunner() throws(ExitError) -> CommandService {
         if let sendCommand {
             do throws(HALError) {
-                return .process(try ProcessRunner(.init(arguments: sendCommand, timeout: sendTimeout)))
+                return .process(try ProcessRunner(.init(arguments: sendCommand, timeout: sendTimeout, sessionDirectory: sessionDirectory)))
             } catch {
                 throw ExitError(.ioError, "simulate: cannot prepare the send command: \(error.operation): \(describe(error))")
             }
@@ -220,6 +228,18 @@ func runHeadlessRealtime(
     var device = MockDevice(settings: settings, clock: clock, delay: SleepDelay())
     try device.startDisplay(now: clock.now())
     let line = RecordingLED(clock: clock)
+    // Real commands get a private session directory, removed at the end of the run.
+    var services = services
+    var session: SessionDirectory?
+    if services.sendCommand != nil || services.verifyCommand != nil {
+        do throws(HALError) {
+            session = try SessionDirectory.forThisProcess()
+        } catch {
+            throw ExitError(.ioError, "simulate: cannot make the session directory: \(error.operation): \(describe(error))")
+        }
+        services.sessionDirectory = session?.path
+    }
+    defer { session?.remove() }
     let runner = try services.makeRunner()
     let verifier = try services.makeVerifier()
     var inner: LinuxEventSource

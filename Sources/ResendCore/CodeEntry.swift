@@ -1,53 +1,61 @@
 import HAL
 
-/// The digits of a submitted code, on their way to the verify command's standard input. Never
-/// logged or persisted: `description` names only the length. The runner calls `wipe()` once the
-/// digits are written. (Best effort: Swift may copy a buffer, and a copy made with its own storage
-/// is not overwritten; the flow keeps its own field in one buffer and overwrites it, and a code's
-/// copies share one storage, which `wipe()` overwrites in place.)
-public struct SecretCode: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The ASCII digits.
-    public private(set) var digits: [UInt8]
-
-    public init(digits: [UInt8]) { self.digits = digits }
-
-    public var count: Int { digits.count }
-
-    /// Overwrites the digits with zeros in their storage, then empties this code. The storage is
-    /// overwritten in place even when other copies of this code share it (the action that carried
-    /// the request to the runner, say): deliberately, so every copy of the secret is zeroed, not a
-    /// fresh copy made by copy-on-write.
-    public mutating func wipe() {
-        digits.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            UnsafeMutablePointer(mutating: base).update(repeating: 0, count: buffer.count)
-        }
-        digits = []
-    }
-
-    public var description: String { "<code of " + decimalString(digits.count) + " digits>" }
-    public var debugDescription: String { description }
+/// The exit statuses of the command contract that both commands follow (docs/exit-codes.md): 0
+/// is success, `rejected` a wrong code (verify command only), `expired` the code is gone or expired
+/// on the service's side (verify command only), `temporaryFailure` (EX_TEMPFAIL) a rate limit or
+/// no network: nothing was judged or sent. Any other status, a signal or a time-out is a failure.
+public enum CommandExitStatus {
+    public static let rejected: Int32 = 1
+    public static let expired: Int32 = 3
+    public static let temporaryFailure: Int32 = 75
 }
 
 /// What the verify command said about a code.
 public enum VerifyResult: Hashable, Sendable {
     /// Exit status 0.
     case accepted
-    /// Exit status 1.
+    /// Exit status 1: a wrong code (the try counts).
     case rejected
+    /// Exit status 3: the code is gone or expired on the service's side. Code entry closes until
+    /// the next send; the try is given back (the code was not judged).
+    case expired
+    /// Exit status 75 (EX_TEMPFAIL): the service could not judge the code now (a rate limit, no
+    /// network). The try is given back.
+    case temporaryFailure
     /// Anything else: another exit status, a signal, could not start. No attempt is counted.
     case failed
     /// It ran past its time-out. No attempt is counted.
     case timedOut
 
-    /// The verify command runs like the send command; its ending decides: exit 0 accepted, exit 1
-    /// rejected, a time-out timed out, anything else failed.
+    /// The contract (`CommandExitStatus`): exit 0 accepted, 1 rejected, 3 expired, 75 temporary
+    /// failure, a time-out timed out, anything else failed.
     public init(_ ending: CommandOutcome.Ending) {
         switch ending {
         case .exited(code: 0): self = .accepted
-        case .exited(code: 1): self = .rejected
+        case .exited(code: CommandExitStatus.rejected): self = .rejected
+        case .exited(code: CommandExitStatus.expired): self = .expired
+        case .exited(code: CommandExitStatus.temporaryFailure): self = .temporaryFailure
         case .timedOut: self = .timedOut
         case .exited, .signalled, .couldNotStart: self = .failed
+        }
+    }
+}
+
+/// What the send command's ending means (`CommandExitStatus`).
+public enum SendResult: Hashable, Sendable {
+    /// Exit status 0: the code was sent.
+    case sent
+    /// Exit status 75 (EX_TEMPFAIL): rate-limited or a temporary fault; nothing was sent, and the
+    /// send does not count (`ResendController`).
+    case temporaryFailure
+    /// Any other status, a signal, a time-out, could not start.
+    case failed
+
+    public init(_ ending: CommandOutcome.Ending) {
+        switch ending {
+        case .exited(code: 0): self = .sent
+        case .exited(code: CommandExitStatus.temporaryFailure): self = .temporaryFailure
+        case .exited, .signalled, .timedOut, .couldNotStart: self = .failed
         }
     }
 }
@@ -224,6 +232,12 @@ public struct EntryView: Hashable, Sendable {
 ///   shown as such and counts no attempt.
 /// - The code is valid for `validity` after its send: then entry ends with "Code expired, press
 ///   Resend" (a check already running is answered first).
+/// - A code made on the device (`config.codeMadeOnDevice`): each send draws a new code
+///   (`issueCode`; the last one stops working), a submission is compared with it in constant time
+///   once its try is written (no `runVerify`), an accepted code is used up, and a restart forgets
+///   it: entry shows "Code expired, press Resend" until the next send.
+/// - Opens without a send (`config.opensWithoutSend`): a digit, `*` or `#` opens the field while
+///   idle (a digit is taken as typed); no validity window, attempts and lockouts as always.
 /// - Keys are taken only as debounced presses and releases (`KeyDebouncer`).
 /// - Fails closed: when a write of the state fails (`stateWritten(false, ...)`), code entry closes
 ///   (`closedTitle`/`closedLabel`, keys ignored, a submission waiting for its write is dropped
@@ -277,13 +291,30 @@ public struct CodeEntry {
         case tooLong
         case failed
         case timedOut
+        case tryLater
     }
+
+    /// The code made on the device for the last send (`config.codeMadeOnDevice`); none otherwise.
+    private var deviceCode: DeviceCode
 
     public init(config: EntryConfig) {
         precondition(config.problems(columns: Int.max).isEmpty, "CodeEntry: invalid entry configuration")
         self.config = config
         self.buffer = Array(repeating: 0, count: config.maxLength)
+        self.deviceCode = DeviceCode(capacity: config.maxLength)
     }
+
+    /// A send starts (`config.codeMadeOnDevice`): a new code of `config.codeLength` digits is drawn
+    /// from `random` and replaces the last one, which stops working at once. Returns it for the
+    /// send command's standard input (the runner wipes it). Throws when `random` fails; then no
+    /// code is held and the send must not run.
+    public mutating func issueCode<Random: RandomSource>(from random: inout Random) throws(HALError) -> SecretCode {
+        precondition(config.codeMadeOnDevice, "CodeEntry: issueCode without a code made on the device")
+        return try deviceCode.draw(length: config.codeLength, from: &random)
+    }
+
+    /// True while a code made on the device is held (for tests; never its digits).
+    public var holdsDeviceCode: Bool { deviceCode.isSet }
 
     /// The digits in the field now (for tests and the display; never log it).
     public var fieldLength: Int { length }
@@ -335,6 +366,12 @@ public struct CodeEntry {
             rounds = max(0, restored.rounds)
             open = restored.open
             validUntil = restored.validUntil
+            // A code made on the device died with the old process: the field cannot open again.
+            let codeForgotten = config.codeMadeOnDevice && restored.open
+            if codeForgotten {
+                open = false
+                validUntil = nil
+            }
             if let end = restored.lockoutEnd, end > now {
                 lockoutSeconds = max(1, restored.lockoutSeconds)
                 shownSeconds = min(wholeSecondsLeft(end - now), lockoutSeconds)
@@ -347,6 +384,9 @@ public struct CodeEntry {
             } else if open {
                 state = .entering
                 settle(now: now, events: &events)
+            } else if codeForgotten {
+                state = .expired
+                events.append(.expired(at: now))
             }
             changed = true
         }
@@ -362,7 +402,7 @@ public struct CodeEntry {
         var events: [EntryEvent] = []
         settle(now: now, events: &events)
         open = true
-        validUntil = config.validity.map { now + $0 }
+        validUntil = config.opensWithoutSend ? nil : config.validity.map { now + $0 }
         events.append(.opened(validUntil: validUntil))
         switch state {
         case .idle, .entering, .expired, .accepted:
@@ -397,6 +437,18 @@ public struct CodeEntry {
         if event.edge == .released {
             if event.key == .star { holdClearAt = nil }
             return output(events)
+        }
+        if config.opensWithoutSend && state == .idle && !storageFault
+            && (event.key.digitValue != nil || event.key == .star || event.key == .pound) {
+            // Nothing is sent in this mode: a key opens the field (and counts as typed).
+            open = true
+            validUntil = nil
+            wipe()
+            notice = nil
+            holdClearAt = nil
+            state = .entering
+            changed = true
+            events.append(.opened(validUntil: nil))
         }
         guard state == .entering && !storageFault else {
             events.append(.keyIgnored(at: now))
@@ -491,7 +543,16 @@ public struct CodeEntry {
             settle(now: now, events: &events)
         }
         var actions = output(events)
-        if let request { actions.append(.runVerify(request)) }
+        if var request {
+            if config.codeMadeOnDevice {
+                // Checked here, in constant time; no verify command runs.
+                let result: VerifyResult = deviceCode.matches(request.code.digits, length: request.code.count) ? .accepted : .rejected
+                request.code.wipe()
+                actions += verifyFinished(VerifyOutcome(sequence: request.sequence, result: result), now: now)
+            } else {
+                actions.append(.runVerify(request))
+            }
+        }
         return actions
     }
 
@@ -511,6 +572,7 @@ public struct CodeEntry {
             failures = 0
             rounds = 0
             open = false
+            deviceCode.wipe()  // used once
             validUntil = nil
             changed = true
             state = .accepted(until: now + config.successDuration)
@@ -530,11 +592,21 @@ public struct CodeEntry {
                 notice = .wrong(attemptsLeft: left)
                 reopen(now: now, events: &events)
             }
-        case .failed, .timedOut:
-            // No answer about the code: the try counted at the submission is given back.
+        case .expired:
+            // The service no longer knows the code: it was not judged, so the try is given back,
+            // and entry waits for the next send.
+            failures = max(0, failures - 1)
+            expire(at: now, events: &events)
+        case .failed, .timedOut, .temporaryFailure:
+            // No answer about the code: the try counted at the submission is given back (written:
+            // if that write fails, entry closes as on any failed write).
             failures = max(0, failures - 1)
             changed = true
-            notice = outcome.result == .failed ? .failed : .timedOut
+            switch outcome.result {
+            case .timedOut: notice = .timedOut
+            case .temporaryFailure: notice = .tryLater
+            default: notice = .failed
+            }
             reopen(now: now, events: &events)
         }
         return output(events) + pulse
@@ -559,6 +631,7 @@ public struct CodeEntry {
     public mutating func stop(now: Instant) -> [EntryAction] {
         if state == .stopped { return [] }
         wipe()
+        deviceCode.wipe()
         if var pending = awaitingRecord {
             pending.code.wipe()
             awaitingRecord = nil
@@ -613,6 +686,7 @@ public struct CodeEntry {
         case .tooLong: return texts.tooLong.replacingPlaceholder(EntryTexts.countPlaceholder, with: decimalString(config.maxLength))
         case .failed: return texts.verifyFailedTitle
         case .timedOut: return texts.verifyTimedOutTitle
+        case .tryLater: return texts.tryLaterTitle
         }
     }
 
@@ -718,15 +792,7 @@ public struct CodeEntry {
 
     private mutating func settleEntering(now: Instant, events: inout [EntryEvent]) {
         if let until = validUntil, now >= until {
-            wipe()
-            open = false
-            validUntil = nil
-            notice = nil
-            holdClearAt = nil
-            revealUntil = nil
-            state = .expired
-            changed = true
-            events.append(.expired(at: until))
+            expire(at: until, events: &events)
             return
         }
         if let until = revealUntil, now >= until { revealUntil = nil }
@@ -746,6 +812,21 @@ public struct CodeEntry {
             wipe()
             notice = nil
         }
+    }
+
+    /// The code stops being valid at `at` (its window ended, or the service said so): entry shows
+    /// "Code expired" until the next send.
+    private mutating func expire(at: Instant, events: inout [EntryEvent]) {
+        wipe()
+        deviceCode.wipe()
+        open = false
+        validUntil = nil
+        notice = nil
+        holdClearAt = nil
+        revealUntil = nil
+        state = .expired
+        changed = true
+        events.append(.expired(at: at))
     }
 
     /// Overwrites every byte of the field, then empties it.

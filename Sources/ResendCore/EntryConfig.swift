@@ -46,6 +46,8 @@ public struct EntryTexts: Hashable, Sendable {
     public var verifyFailedTitle = "Check failed"
     /// The verify command ran past its time-out.
     public var verifyTimedOutTitle = "Check timed out"
+    /// The verify command exited 75 (EX_TEMPFAIL: a rate limit, no network); no try was counted.
+    public var tryLaterTitle = "Try again later"
     /// The lockout after too many wrong codes: status (4-row displays) and countdown line.
     public var lockedTitle = "Too many tries"
     public var lockedLabel = "Try again ({s})"
@@ -90,6 +92,16 @@ public struct EntryConfig: Hashable, Sendable {
     /// no output line.
     public var pulse: TimeSpan?
     public var texts = EntryTexts()
+    /// The program makes the code itself at each send (`DeviceCode`: the kernel's random source,
+    /// given to the send command on its standard input) and checks typed codes itself, in
+    /// constant time; no verify command runs. False: the verify command checks.
+    public var codeMadeOnDevice = false
+    /// The length of a code made on the device (`minLength`...`maxLength`).
+    public var codeLength = 6
+    /// Code entry opens on a key press without a send (a code from an authenticator app: nothing
+    /// is sent); the verify command checks. `validity` does not apply; attempts and lockouts do.
+    /// Not with `codeMadeOnDevice` (a code nobody was sent cannot be typed).
+    public var opensWithoutSend = false
     /// The display's width: a long lockout's seconds are shown in the form that fits it
     /// (`formatLockoutSeconds`).
     public var columns = 40
@@ -139,6 +151,12 @@ public struct EntryConfig: Hashable, Sendable {
             if lockouts.isEmpty { found.append("lockouts must name at least one lockout") }
             for lockout in lockouts { positive("lockouts", lockout, wholeSeconds: true) }
         }
+        if codeMadeOnDevice && (codeLength < minLength || codeLength > maxLength) {
+            found.append("codeLength must be from minLength to maxLength")
+        }
+        if codeMadeOnDevice && opensWithoutSend {
+            found.append("opensWithoutSend cannot go with a code made on the device (it must be sent to be typed)")
+        }
         let fieldWidth = texts.fieldPrefix.count + max(0, maxLength)
         if fieldWidth > columns {
             found.append("fieldPrefix and maxLength need " + decimalString(fieldWidth) + " columns; the display has "
@@ -151,7 +169,7 @@ public struct EntryConfig: Hashable, Sendable {
             ("promptTitle", texts.promptTitle), ("verifyingTitle", texts.verifyingTitle), ("acceptedTitle", texts.acceptedTitle),
             ("acceptedLabel", texts.acceptedLabel), ("wrongCode", widestWrong), ("wrongCodeUnlimited", texts.wrongCodeUnlimited),
             ("tooShort", texts.tooShort), ("tooLong", widestLong), ("verifyFailedTitle", texts.verifyFailedTitle),
-            ("verifyTimedOutTitle", texts.verifyTimedOutTitle), ("lockedTitle", texts.lockedTitle), ("lockedLabel", widestLock),
+            ("verifyTimedOutTitle", texts.verifyTimedOutTitle), ("tryLaterTitle", texts.tryLaterTitle), ("lockedTitle", texts.lockedTitle), ("lockedLabel", widestLock),
             ("expiredTitle", texts.expiredTitle), ("expiredLabel", texts.expiredLabel),
             ("closedTitle", texts.closedTitle), ("closedLabel", texts.closedLabel),
         ] where text.count > columns {
