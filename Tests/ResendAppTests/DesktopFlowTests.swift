@@ -105,7 +105,12 @@ struct DesktopFlowTests {
         var seen: [String] = []
         try desktop.run([
             (at(1), { " " }),
-            (at(4), { seen.append(desktop.code); return desktop.code + enter }),
+            (
+                at(4),
+                {
+                    seen.append(desktop.code); return desktop.code + enter
+                }
+            ),
             (at(15), { "q" }),
         ])
         let code = try #require(seen.first)
@@ -150,7 +155,12 @@ struct DesktopFlowTests {
         var first = ""
         try desktop.run([
             (at(1), { " " }),
-            (at(7), { first = desktop.code; return " " }),
+            (
+                at(7),
+                {
+                    first = desktop.code; return " "
+                }
+            ),
             (at(9), { first + enter }),
             (at(12), { desktop.code + enter }),
             (at(20), { "q" }),
@@ -159,9 +169,10 @@ struct DesktopFlowTests {
         #expect(desktop.frames.contains { $0.contains("Your code: \(desktop.codes[0])") && $0.contains("Your code: \(desktop.codes[1])") })
         #expect(first == desktop.codes[0])
         #expect(desktop.codes[0] != desktop.codes[1])  // a new code is never the one it replaces
-        #expect(desktop.log.filter { $0.hasPrefix("code checked") } == [
-            "code checked result=rejected check=1", "code checked result=accepted check=2",
-        ])
+        #expect(
+            desktop.log.filter { $0.hasPrefix("code checked") } == [
+                "code checked result=rejected check=1", "code checked result=accepted check=2",
+            ])
     }
 
     @Test("Backspace erases the last digit")
@@ -209,8 +220,9 @@ struct DesktopFlowTests {
         #expect(lines.allSatisfy { $0.count <= 80 })
     }
 
-    @Test("the phone goes beside the LCD from 57 columns on (16x2 and 20x4) and from 75 (40x2)",
-          arguments: [("16x2", 57), ("20x4", 57), ("40x2", 75)])
+    @Test(
+        "the phone goes beside the LCD from 57 columns on (16x2 and 20x4) and from 75 (40x2)",
+        arguments: [("16x2", 57), ("20x4", 57), ("40x2", 75)])
     func sideBySideThreshold(geometry: String, columns: Int) throws {
         for (width, beside) in [(columns, true), (columns - 1, false)] {
             let desktop = try Desktop(["--geometry", geometry], columns: width, rows: 40)
@@ -222,8 +234,9 @@ struct DesktopFlowTests {
         }
     }
 
-    @Test("on a narrow terminal the phone goes below the LCD, no line wider than the terminal, no more lines than its rows",
-          arguments: [(40, 24), (30, 24), (30, 20)])
+    @Test(
+        "on a narrow terminal the phone goes below the LCD, no line wider than the terminal, no more lines than its rows",
+        arguments: [(40, 24), (30, 24), (30, 20)])
     func layoutNarrow(columns: Int, rows: Int) throws {
         let desktop = try Desktop(columns: columns, rows: rows)
         try desktop.run([(at(1), { " " }), (at(3), { "q" })])
@@ -240,7 +253,8 @@ struct DesktopFlowTests {
 
     @Test("a configuration file's keypad replaces the flow's own, the phone still its send service")
     func configuredKeypad() throws {
-        let config = "{keypad: {enabled: true, verify: {command: ['/bin/false']}, entry: {minLength: 4, maxLength: 5}, output: {line: 'GPIO26', pulseMs: 1500}}}"
+        let config =
+            "{keypad: {enabled: true, verify: {command: ['/bin/false']}, entry: {minLength: 4, maxLength: 5}, output: {line: 'GPIO26', pulseMs: 1500}}}"
         let desktop = try Desktop(["--config", "k.json5"], config: config)
         try desktop.run([(at(1), { " " }), (at(3), { desktop.code + enter }), (at(10), { "q" })])
         #expect(desktop.code.count == 5)  // 6 digits do not fit a field of 5
