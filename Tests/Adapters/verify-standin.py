@@ -18,12 +18,15 @@ Test controls (not part of the service):
   POST /_control/next-code?code=D    the code of the next new verification
   POST /_control/stall?seconds=N     the next requests wait N seconds before answering
   GET  /_control/outbox              the codes sent so far, one line each: "TO CODE"
+  GET  /_control/checks              how each check named its verification, one line each:
+                                     "VerificationSid" or "To"
 
   verify-standin.py --port-file FILE --account-sid AC... --auth-token TOKEN --service-sid VA...
 """
 import argparse
 import base64
 import json
+import os
 import secrets
 import threading
 import time
@@ -46,6 +49,7 @@ class Service:
         self.verifications = {}  # sid -> dict
         self.sends = {}  # to -> [times]
         self.outbox = []
+        self.checks = []
 
     def now(self):
         return time.time() + self.offset
@@ -81,6 +85,7 @@ def start(service, form):
 
 def check(service, form):
     code = form.get("Code", "")
+    service.checks.append("VerificationSid" if "VerificationSid" in form else "To")
     if "VerificationSid" in form:
         verification = service.verifications.get(form["VerificationSid"])
     else:
@@ -115,12 +120,17 @@ def handler_for(service):
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a stall longer than its time limit)
 
         def do_GET(self):
-            if urllib.parse.urlsplit(self.path).path == "/_control/outbox":
+            lists = {"/_control/outbox": service.outbox, "/_control/checks": service.checks}
+            path = urllib.parse.urlsplit(self.path).path
+            if path in lists:
                 with service.lock:
-                    text = "".join(line + "\n" for line in service.outbox)
+                    text = "".join(line + "\n" for line in lists[path])
                 return self.reply(200, text.encode(), "text/plain")
             self.reply(*error(20404, "The requested resource was not found", 404))
 
@@ -169,7 +179,6 @@ def main():
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(service))
     with open(arguments.port_file + ".tmp", "w") as file:
         file.write(f"{server.server_address[1]}\n")
-    import os
     os.rename(arguments.port_file + ".tmp", arguments.port_file)
     server.serve_forever()
 
