@@ -208,14 +208,7 @@ private func entryRecord(_ event: EntryEvent) -> LogRecord? {
     case .submitted(let length, let sequence):
         return LogRecord("code submitted", [.int("length", length), .int("check", sequence)])
     case .verified(let result, let sequence):
-        let name: String
-        switch result {
-        case .accepted: name = "accepted"
-        case .rejected: name = "rejected"
-        case .failed: name = "failed"
-        case .timedOut: name = "timeout"
-        }
-        return LogRecord("code checked", [.string("result", name), .int("check", sequence)])
+        return LogRecord("code checked", [.string("result", verifyResultName(result)), .int("check", sequence)])
     case .staleVerify(let sequence):
         return LogRecord("check answer ignored", [.int("check", sequence)])
     case .rejected(let attemptsLeft):
@@ -241,14 +234,26 @@ private func entryRecord(_ event: EntryEvent) -> LogRecord? {
     }
 }
 
-/// `verify finished result=accepted exit=0 ms=80`, `result=rejected exit=1`, `result=failed exit=3`
-/// or `signal=9`, `result=timeout after_ms=5000 killed=0`, `result=not_started reason="..."`. The
+/// The log's name of a verify result: accepted, rejected, expired, tempfail, failed, timeout.
+func verifyResultName(_ result: VerifyResult) -> String {
+    switch result {
+    case .accepted: return "accepted"
+    case .rejected: return "rejected"
+    case .expired: return "expired"
+    case .temporaryFailure: return "tempfail"
+    case .failed: return "failed"
+    case .timedOut: return "timeout"
+    }
+}
+
+/// `verify finished result=accepted exit=0 ms=80`, `result=rejected exit=1`, `result=expired
+/// exit=3`, `result=tempfail exit=75`, `result=failed exit=4` or `signal=9`, `result=timeout after_ms=5000 killed=0`, `result=not_started reason="..."`. The
 /// command's output is not logged: it might echo the code.
 func verifyRecord(_ ending: CommandOutcome.Ending, duration: TimeSpan) -> LogRecord {
     var fields: [LogField]
     switch ending {
     case .exited(let code):
-        fields = [.string("result", code == 0 ? "accepted" : (code == 1 ? "rejected" : "failed")), .int("exit", Int(code))]
+        fields = [.string("result", verifyResultName(VerifyResult(ending))), .int("exit", Int(code))]
     case .signalled(let signal):
         fields = [.string("result", "failed"), .int("signal", Int(signal))]
     case .timedOut(let limit, let killed):
@@ -289,7 +294,8 @@ private func controllerRecord(_ event: ControllerEvent, sendOutput: Bool) -> Log
     }
 }
 
-/// `send finished result=ok exit=0 ms=120`, `send finished result=failed exit=3 ...`,
+/// `send finished result=ok exit=0 ms=120`, `send finished result=tempfail exit=75 ...` (not
+/// counted as a send), `send finished result=failed exit=3 ...`,
 /// `send finished result=timeout after_ms=10000 killed=1`, `send finished result=not_started reason="..."`;
 /// when the command wrote anything, `output_bytes=N` (what it wrote, counted), or with `showOutput`
 /// (`send.logOutput`) `output="..."` (escaped, the kept bytes) and `dropped_output_bytes=N`.
@@ -297,7 +303,13 @@ func sendRecord(_ outcome: CommandOutcome, superseded: Bool, showOutput: Bool) -
     var fields: [LogField]
     switch outcome.ending {
     case .exited(let code):
-        fields = [.string("result", code == 0 ? "ok" : "failed"), .int("exit", Int(code))]
+        let result: String
+        switch SendResult(outcome.ending) {
+        case .sent: result = "ok"
+        case .temporaryFailure: result = "tempfail"
+        case .failed: result = "failed"
+        }
+        fields = [.string("result", result), .int("exit", Int(code))]
     case .signalled(let signal):
         fields = [.string("result", "failed"), .int("signal", Int(signal))]
     case .timedOut(let limit, let killed):

@@ -35,9 +35,9 @@ extension SimulationServices {
         }
     }
 
-    /// `accept@1.5 reject@2 error@1 exit=3@1 timeout@10 notfound`, separated by spaces or commas:
-    /// `--mock-send`'s syntax with the verify command's outcomes (exit 0 accepted, 1 rejected,
-    /// anything else an error; a time-out is an error too).
+    /// `accept@1.5 reject@2 expired@1 tempfail@1 error@1 exit=4@1 timeout@10 notfound`, separated
+    /// by spaces or commas: `--mock-send`'s syntax with the verify command's outcomes (the contract,
+    /// `CommandExitStatus`: accept exits 0, reject 1, expired 3, tempfail 75, error 2).
     static func parseMockVerify(_ text: String, command: String) throws(ExitError) -> [ScriptedCommandRunner.Step] {
         var steps: [ScriptedCommandRunner.Step] = []
         for token in text.split(whereSeparator: { $0 == " " || $0 == "," }) {
@@ -47,7 +47,7 @@ extension SimulationServices {
             }
             let parts = token.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, let delay = parseTime(String(parts[1])) else {
-                throw ExitError(.usage, "\(command): --mock-verify: \(shown(token)) is not OUTCOME@TIME (accept, reject, error, exit=N, timeout) or notfound")
+                throw ExitError(.usage, "\(command): --mock-verify: \(shown(token)) is not OUTCOME@TIME (accept, reject, expired, tempfail, error, exit=N, timeout) or notfound")
             }
             guard delay <= ScriptItem.maximumTime else {
                 throw ExitError(.usage, "\(command): --mock-verify: \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest it may use")
@@ -59,6 +59,10 @@ extension SimulationServices {
                 steps.append(.init(after: delay, .exited(code: 1)))
             } else if kind == "error" {
                 steps.append(.init(after: delay, .exited(code: 2)))
+            } else if kind == "expired" {
+                steps.append(.init(after: delay, .exited(code: CommandExitStatus.expired)))
+            } else if kind == "tempfail" {
+                steps.append(.init(after: delay, .exited(code: CommandExitStatus.temporaryFailure)))
             } else if kind.hasPrefix("exit=") {
                 // An exit status is one byte (wait(2)): 0-255.
                 guard let code = Int32(kind.dropFirst(5)), (0...255).contains(code) else {
@@ -68,7 +72,7 @@ extension SimulationServices {
             } else if kind == "timeout" {
                 steps.append(.init(after: delay, .timedOut(after: delay, killed: false)))
             } else {
-                throw ExitError(.usage, "\(command): --mock-verify: unknown outcome \(shown(kind)) (accept, reject, error, exit=N, timeout, notfound)")
+                throw ExitError(.usage, "\(command): --mock-verify: unknown outcome \(shown(kind)) (accept, reject, expired, tempfail, error, exit=N, timeout, notfound)")
             }
         }
         guard !steps.isEmpty else { throw ExitError(.usage, "\(command): --mock-verify: give at least one outcome") }

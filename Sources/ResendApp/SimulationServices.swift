@@ -59,13 +59,13 @@ public struct SimulationServices: Sendable {
         OptionSpec("state-file", value: "PATH", help: "persist the countdown in PATH (atomically) and resume it at start; an unreadable file is moved to PATH.corrupt-N"),
         OptionSpec("send-command", value: "ARGV", help: "run this command on each press (split on spaces, no shell; with --headless it needs --realtime)"),
         OptionSpec("send-timeout", value: "SECONDS", help: "SIGTERM the send command after this, SIGKILL 2 s later (\(sendTimeoutRange.lowerBound)-\(sendTimeoutRange.upperBound), default \(defaultSendTimeoutSeconds))"),
-        OptionSpec("mock-send", value: "OUTCOMES", help: "a scripted send command: ok@T, fail@T (exit 1), exit=N@T, timeout@T, notfound; each send takes the next, the last repeats"),
+        OptionSpec("mock-send", value: "OUTCOMES", help: "a scripted send command: ok@T, fail@T (exit 1), tempfail@T (exit 75), exit=N@T, timeout@T, notfound; each send takes the next, the last repeats"),
         OptionSpec("cooldowns", value: "LIST", help: "escalating cooldowns in seconds, e.g. 60,120,300 (the n-th send in a row gets the n-th; the last repeats)"),
         OptionSpec("max-sends", value: "N", help: "cap: at most N sends per --window, then the label shows the lockout"),
         OptionSpec("window", value: "SECONDS", help: "the cap's window in seconds (with --max-sends)"),
         OptionSpec("realtime", help: "headless: run on real time (the script's times are waited for; SIGTERM stops it)"),
         OptionSpec("verify-command", value: "ARGV", help: "keypad: check codes with this command (the code on its standard input; split on spaces, no shell; with --headless it needs --realtime)"),
-        OptionSpec("mock-verify", value: "OUTCOMES", help: "keypad: a scripted verify command: accept@T, reject@T (exit 1), error@T (exit 2), exit=N@T, timeout@T, notfound; each check takes the next, the last repeats"),
+        OptionSpec("mock-verify", value: "OUTCOMES", help: "keypad: a scripted verify command: accept@T, reject@T (exit 1), expired@T (exit 3), tempfail@T (exit 75), error@T (exit 2), exit=N@T, timeout@T, notfound; each check takes the next, the last repeats"),
     ]
 
     /// Reads the flags; `headless` says whether the run is headless.
@@ -124,7 +124,8 @@ public struct SimulationServices: Sendable {
         return services
     }
 
-    /// `ok@1.5 fail@2 exit=3@1 timeout@10 notfound`, separated by spaces or commas.
+    /// `ok@1.5 fail@2 tempfail@1 exit=3@1 timeout@10 notfound`, separated by spaces or commas
+    /// (tempfail exits 75, `CommandExitStatus.temporaryFailure`).
     static func parseMockSend(_ text: String, command: String) throws(ExitError) -> [ScriptedCommandRunner.Step] {
         var steps: [ScriptedCommandRunner.Step] = []
         for token in text.split(whereSeparator: { $0 == " " || $0 == "," }) {
@@ -134,7 +135,7 @@ public struct SimulationServices: Sendable {
             }
             let parts = token.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, let delay = parseTime(String(parts[1])) else {
-                throw ExitError(.usage, "\(command): --mock-send: \(shown(token)) is not OUTCOME@TIME (ok, fail, exit=N, timeout) or notfound")
+                throw ExitError(.usage, "\(command): --mock-send: \(shown(token)) is not OUTCOME@TIME (ok, fail, tempfail, exit=N, timeout) or notfound")
             }
             guard delay <= ScriptItem.maximumTime else {
                 throw ExitError(.usage, "\(command): --mock-send: \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest it may use")
@@ -142,6 +143,8 @@ public struct SimulationServices: Sendable {
             let kind = parts[0]
             if kind == "ok" {
                 steps.append(.init(after: delay, .exited(code: 0), output: Array("sent\n".utf8)))
+            } else if kind == "tempfail" {
+                steps.append(.init(after: delay, .exited(code: CommandExitStatus.temporaryFailure), output: Array("rate limited\n".utf8)))
             } else if kind == "fail" {
                 steps.append(.init(after: delay, .exited(code: 1), output: Array("gateway refused\n".utf8)))
             } else if kind.hasPrefix("exit=") {
@@ -153,7 +156,7 @@ public struct SimulationServices: Sendable {
             } else if kind == "timeout" {
                 steps.append(.init(after: delay, .timedOut(after: delay, killed: false)))
             } else {
-                throw ExitError(.usage, "\(command): --mock-send: unknown outcome \(shown(kind)) (ok, fail, exit=N, timeout, notfound)")
+                throw ExitError(.usage, "\(command): --mock-send: unknown outcome \(shown(kind)) (ok, fail, tempfail, exit=N, timeout, notfound)")
             }
         }
         guard !steps.isEmpty else { throw ExitError(.usage, "\(command): --mock-send: give at least one outcome") }

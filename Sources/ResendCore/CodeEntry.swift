@@ -29,25 +29,62 @@ public struct SecretCode: Hashable, Sendable, CustomStringConvertible, CustomDeb
     public var debugDescription: String { description }
 }
 
+/// The exit statuses of the command contract that both commands follow (docs/exit-codes.md): 0
+/// is success, `rejected` a wrong code (verify command only), `expired` the code is gone or expired
+/// on the service's side (verify command only), `temporaryFailure` (EX_TEMPFAIL) a rate limit or
+/// no network: nothing was judged or sent. Any other status, a signal or a time-out is a failure.
+public enum CommandExitStatus {
+    public static let rejected: Int32 = 1
+    public static let expired: Int32 = 3
+    public static let temporaryFailure: Int32 = 75
+}
+
 /// What the verify command said about a code.
 public enum VerifyResult: Hashable, Sendable {
     /// Exit status 0.
     case accepted
-    /// Exit status 1.
+    /// Exit status 1: a wrong code (the try counts).
     case rejected
+    /// Exit status 3: the code is gone or expired on the service's side. Code entry closes until
+    /// the next send; the try is given back (the code was not judged).
+    case expired
+    /// Exit status 75 (EX_TEMPFAIL): the service could not judge the code now (a rate limit, no
+    /// network). The try is given back.
+    case temporaryFailure
     /// Anything else: another exit status, a signal, could not start. No attempt is counted.
     case failed
     /// It ran past its time-out. No attempt is counted.
     case timedOut
 
-    /// The verify command runs like the send command; its ending decides: exit 0 accepted, exit 1
-    /// rejected, a time-out timed out, anything else failed.
+    /// The contract (`CommandExitStatus`): exit 0 accepted, 1 rejected, 3 expired, 75 temporary
+    /// failure, a time-out timed out, anything else failed.
     public init(_ ending: CommandOutcome.Ending) {
         switch ending {
         case .exited(code: 0): self = .accepted
-        case .exited(code: 1): self = .rejected
+        case .exited(code: CommandExitStatus.rejected): self = .rejected
+        case .exited(code: CommandExitStatus.expired): self = .expired
+        case .exited(code: CommandExitStatus.temporaryFailure): self = .temporaryFailure
         case .timedOut: self = .timedOut
         case .exited, .signalled, .couldNotStart: self = .failed
+        }
+    }
+}
+
+/// What the send command's ending means (`CommandExitStatus`).
+public enum SendResult: Hashable, Sendable {
+    /// Exit status 0: the code was sent.
+    case sent
+    /// Exit status 75 (EX_TEMPFAIL): rate-limited or a temporary fault; nothing was sent, and the
+    /// send does not count (`ResendController`).
+    case temporaryFailure
+    /// Any other status, a signal, a time-out, could not start.
+    case failed
+
+    public init(_ ending: CommandOutcome.Ending) {
+        switch ending {
+        case .exited(code: 0): self = .sent
+        case .exited(code: CommandExitStatus.temporaryFailure): self = .temporaryFailure
+        case .exited, .signalled, .timedOut, .couldNotStart: self = .failed
         }
     }
 }
@@ -277,6 +314,7 @@ public struct CodeEntry {
         case tooLong
         case failed
         case timedOut
+        case tryLater
     }
 
     public init(config: EntryConfig) {
@@ -530,11 +568,21 @@ public struct CodeEntry {
                 notice = .wrong(attemptsLeft: left)
                 reopen(now: now, events: &events)
             }
-        case .failed, .timedOut:
-            // No answer about the code: the try counted at the submission is given back.
+        case .expired:
+            // The service no longer knows the code: it was not judged, so the try is given back,
+            // and entry waits for the next send.
+            failures = max(0, failures - 1)
+            expire(at: now, events: &events)
+        case .failed, .timedOut, .temporaryFailure:
+            // No answer about the code: the try counted at the submission is given back (written:
+            // if that write fails, entry closes as on any failed write).
             failures = max(0, failures - 1)
             changed = true
-            notice = outcome.result == .failed ? .failed : .timedOut
+            switch outcome.result {
+            case .timedOut: notice = .timedOut
+            case .temporaryFailure: notice = .tryLater
+            default: notice = .failed
+            }
             reopen(now: now, events: &events)
         }
         return output(events) + pulse
@@ -613,6 +661,7 @@ public struct CodeEntry {
         case .tooLong: return texts.tooLong.replacingPlaceholder(EntryTexts.countPlaceholder, with: decimalString(config.maxLength))
         case .failed: return texts.verifyFailedTitle
         case .timedOut: return texts.verifyTimedOutTitle
+        case .tryLater: return texts.tryLaterTitle
         }
     }
 
@@ -718,15 +767,7 @@ public struct CodeEntry {
 
     private mutating func settleEntering(now: Instant, events: inout [EntryEvent]) {
         if let until = validUntil, now >= until {
-            wipe()
-            open = false
-            validUntil = nil
-            notice = nil
-            holdClearAt = nil
-            revealUntil = nil
-            state = .expired
-            changed = true
-            events.append(.expired(at: until))
+            expire(at: until, events: &events)
             return
         }
         if let until = revealUntil, now >= until { revealUntil = nil }
@@ -746,6 +787,20 @@ public struct CodeEntry {
             wipe()
             notice = nil
         }
+    }
+
+    /// The code stops being valid at `at` (its window ended, or the service said so): entry shows
+    /// "Code expired" until the next send.
+    private mutating func expire(at: Instant, events: inout [EntryEvent]) {
+        wipe()
+        open = false
+        validUntil = nil
+        notice = nil
+        holdClearAt = nil
+        revealUntil = nil
+        state = .expired
+        changed = true
+        events.append(.expired(at: at))
     }
 
     /// Overwrites every byte of the field, then empties it.

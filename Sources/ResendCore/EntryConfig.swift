@@ -46,6 +46,8 @@ public struct EntryTexts: Hashable, Sendable {
     public var verifyFailedTitle = "Check failed"
     /// The verify command ran past its time-out.
     public var verifyTimedOutTitle = "Check timed out"
+    /// The verify command exited 75 (EX_TEMPFAIL: a rate limit, no network); no try was counted.
+    public var tryLaterTitle = "Try again later"
     /// The lockout after too many wrong codes: status (4-row displays) and countdown line.
     public var lockedTitle = "Too many tries"
     public var lockedLabel = "Try again ({s})"
@@ -151,7 +153,7 @@ public struct EntryConfig: Hashable, Sendable {
             ("promptTitle", texts.promptTitle), ("verifyingTitle", texts.verifyingTitle), ("acceptedTitle", texts.acceptedTitle),
             ("acceptedLabel", texts.acceptedLabel), ("wrongCode", widestWrong), ("wrongCodeUnlimited", texts.wrongCodeUnlimited),
             ("tooShort", texts.tooShort), ("tooLong", widestLong), ("verifyFailedTitle", texts.verifyFailedTitle),
-            ("verifyTimedOutTitle", texts.verifyTimedOutTitle), ("lockedTitle", texts.lockedTitle), ("lockedLabel", widestLock),
+            ("verifyTimedOutTitle", texts.verifyTimedOutTitle), ("tryLaterTitle", texts.tryLaterTitle), ("lockedTitle", texts.lockedTitle), ("lockedLabel", widestLock),
             ("expiredTitle", texts.expiredTitle), ("expiredLabel", texts.expiredLabel),
             ("closedTitle", texts.closedTitle), ("closedLabel", texts.closedLabel),
         ] where text.count > columns {

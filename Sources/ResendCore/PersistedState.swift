@@ -10,6 +10,8 @@ public enum StatusLine: Hashable, Sendable {
     case sent
     /// `Texts.failedTitle`: the send command failed, timed out or could not start.
     case failed
+    /// `Texts.tryLaterTitle`: the send command exited 75 (EX_TEMPFAIL); the send did not count.
+    case tryLater
 }
 
 /// The part of the controller's state that must survive a restart, on the monotonic clock of the
@@ -65,7 +67,7 @@ public struct ControllerSnapshot: Hashable, Sendable {
 /// With a code entry (a keypad) an `entry` object follows (see `PersistedEntryState`): the
 /// attempts and the lockout of the code-entry flow, so a restart does not reset a lockout.
 ///
-/// `status` is `title`, `sending`, `sent` or `failed`; `countdownEndsUnixMs` and `runEndsUnixMs`
+/// `status` is `title`, `sending`, `sent`, `failed` or `tryLater`; `countdownEndsUnixMs` and `runEndsUnixMs`
 /// are null when no countdown or run is going. Unknown keys are ignored (a newer program may add
 /// some); a missing key, a wrong type or another version makes the file unreadable.
 public struct PersistedState: Hashable, Sendable {
@@ -158,6 +160,7 @@ public struct PersistedState: Hashable, Sendable {
         case .sending: statusName = "sending"
         case .sent: statusName = "sent"
         case .failed: statusName = "failed"
+        case .tryLater: statusName = "tryLater"
         }
         var text = "{\n"
         text += "  \"version\": " + int64String(PersistedState.formatVersion) + ",\n"
@@ -208,7 +211,8 @@ public struct PersistedState: Hashable, Sendable {
         case .string("sending"): status = .sending
         case .string("sent"): status = .sent
         case .string("failed"): status = .failed
-        default: throw StateFormatError("\"status\" must be \"title\", \"sending\", \"sent\" or \"failed\"")
+        case .string("tryLater"): status = .tryLater
+        default: throw StateFormatError("\"status\" must be \"title\", \"sending\", \"sent\", \"failed\" or \"tryLater\"")
         }
         guard case .bool(let used) = try member("used") else { throw StateFormatError("\"used\" must be true or false") }
         self.used = used

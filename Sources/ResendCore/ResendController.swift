@@ -142,6 +142,13 @@ public enum ControllerAction: Hashable, Sendable {
 /// screen a countdown ends on) and failure `failedTitle`. A press meanwhile starts a new send; the
 /// older outcome is then only logged.
 ///
+/// A send command that exits 75 (EX_TEMPFAIL, `SendResult.temporaryFailure`: rate-limited, no
+/// network) sent nothing, so the send does not count: the countdown is cancelled as on a failure,
+/// and the press is undone for the policy (the run of sends, its escalating cooldown and the cap's
+/// window are as before the press; the label is `sendLabel` again if it was the first press). The
+/// status line shows `tryLaterTitle`, the LED is on and a press is accepted. Such an outcome
+/// arriving after the countdown ended only sets the status line.
+///
 /// The cooldown of each send and the cap of sends come from `ResendPolicy`.
 public struct ResendController {
     public let config: ControllerConfig
@@ -165,6 +172,8 @@ public struct ResendController {
     /// The last send sequence issued, and the one whose outcome is awaited.
     private var sequence = 0
     private var awaited: Int?
+    /// What the awaited send's press changed, to undo it when the send did not count.
+    private var beforePress: (used: Bool, run: Int, runEnds: Instant?, at: Instant)?
     /// Something a restart needs changed since the last `persist`.
     private var changed = false
     /// What the display and the LED were last told; nil before `start`.
@@ -254,6 +263,7 @@ public struct ResendController {
         var send: ControllerAction?
         switch state {
         case .ready, .failed:
+            beforePress = (used, run, runEnds, now)
             if let ends = runEnds, now >= ends { run = 0 }
             run += 1
             runEnds = nil
@@ -302,11 +312,21 @@ public struct ResendController {
         }
         awaited = nil
         events.append(.sendFinished(outcome, at: now, superseded: false))
+        let result = SendResult(outcome.ending)
         switch state {
         case .sending(let until):
-            if outcome.succeeded {
+            if result == .sent {
                 state = .cooldown(until: until)
                 status = .sent
+            } else if result == .temporaryFailure, let before = beforePress {
+                // Nothing was sent: the press is undone for the policy.
+                events.append(.countdownCancelled(at: now))
+                used = before.used
+                run = before.run
+                runEnds = before.runEnds
+                if let index = sends.lastIndex(of: before.at) { sends.remove(at: index) }
+                status = .tryLater
+                enterReadyOrLockout(at: now, now: now, events: &events)
             } else {
                 events.append(.countdownCancelled(at: now))
                 status = .failed
@@ -315,8 +335,12 @@ public struct ResendController {
             }
         case .ready, .failed, .lockedOut:
             // The countdown ended before the outcome came: only the status line changes.
-            status = outcome.succeeded ? .title : .failed
-            if case .ready = state, !outcome.succeeded { state = .failed }
+            switch result {
+            case .sent: status = .title
+            case .temporaryFailure: status = .tryLater
+            case .failed: status = .failed
+            }
+            if case .ready = state, result == .failed { state = .failed }
         case .cooldown, .stopped:
             break
         }
@@ -438,6 +462,7 @@ public struct ResendController {
         case .sending: line = texts.sendingTitle
         case .sent: line = texts.sentTitle
         case .failed: line = texts.failedTitle
+        case .tryLater: line = texts.tryLaterTitle
         }
         return config.layout.frame(status: line, label: label)
     }

@@ -22,6 +22,9 @@ public struct Texts: Hashable, Sendable {
     public var lockoutLabel = "Wait ({s})"
     /// Status line after the send command failed or timed out.
     public var failedTitle = "Send failed"
+    /// Status line after the send command exited 75 (EX_TEMPFAIL: rate-limited or a temporary
+    /// fault): nothing was sent and the send did not count.
+    public var tryLaterTitle = "Try later"
     /// Status line after the program was asked to stop.
     public var stoppedTitle = "Stopped"
     /// Label after the program was asked to stop.
@@ -98,6 +101,7 @@ public struct Texts: Hashable, Sendable {
             ("resendLabel", resendLabel),
             (Texts.lockoutField, lockoutLabel),
             ("failedTitle", failedTitle),
+            ("tryLaterTitle", tryLaterTitle),
             ("stoppedTitle", stoppedTitle),
             ("stoppedLabel", stoppedLabel),
         ]

@@ -47,7 +47,7 @@ struct PersistedStateTests {
         ("[1, 2]", "the state is not a JSON object"),
         ("{\"version\": 2}", "version 2 is not supported (this program reads version 1)"),
         ("{\"version\": 1}", "missing key \"status\""),
-        ("{\"version\": 1, \"status\": \"busy\"}", "\"status\" must be \"title\", \"sending\", \"sent\" or \"failed\""),
+        ("{\"version\": 1, \"status\": \"busy\"}", "\"status\" must be \"title\", \"sending\", \"sent\", \"failed\" or \"tryLater\""),
         ("{\"version\": 1.5}", "not valid JSON at byte 13: only whole numbers are allowed"),
         ("{\"version\": 99999999999999999999}", "not valid JSON at byte 30: number too large"),
         ("{\"version\": 1} x", "not valid JSON at byte 15: unexpected text after the JSON value"),

@@ -352,6 +352,7 @@ extension DeviceConfig {
         ("tooLong", EntryTexts.countPlaceholder, { $0.tooLong }, { $0.tooLong = $1 }),
         ("verifyFailedTitle", nil, { $0.verifyFailedTitle }, { $0.verifyFailedTitle = $1 }),
         ("verifyTimedOutTitle", nil, { $0.verifyTimedOutTitle }, { $0.verifyTimedOutTitle = $1 }),
+        ("tryLaterTitle", nil, { $0.tryLaterTitle }, { $0.tryLaterTitle = $1 }),
         ("lockedTitle", nil, { $0.lockedTitle }, { $0.lockedTitle = $1 }),
         ("lockedLabel", Texts.secondsPlaceholder, { $0.lockedLabel }, { $0.lockedLabel = $1 }),
         ("expiredTitle", nil, { $0.expiredTitle }, { $0.expiredTitle = $1 }),

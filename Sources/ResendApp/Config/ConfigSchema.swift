@@ -14,6 +14,7 @@ extension DeviceConfig {
         ("countdownLabel", { $0.countdownLabel }, { $0.countdownLabel = $1 }),
         ("resendLabel", { $0.resendLabel }, { $0.resendLabel = $1 }),
         ("failedTitle", { $0.failedTitle }, { $0.failedTitle = $1 }),
+        ("tryLaterTitle", { $0.tryLaterTitle }, { $0.tryLaterTitle = $1 }),
         ("stoppedTitle", { $0.stoppedTitle }, { $0.stoppedTitle = $1 }),
         ("stoppedLabel", { $0.stoppedLabel }, { $0.stoppedLabel = $1 }),
         (lockoutLabelKey, { $0.lockoutLabel }, { $0.lockoutLabel = $1 }),
