@@ -203,6 +203,19 @@ int rb_input_pipe(const uint8_t *bytes, size_t count, int *read_fd) {
 
 int rb_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0); }
 
+int rb_getrandom(uint8_t *buffer, size_t count) {
+    size_t filled = 0;
+    while (filled < count) {
+        long got = syscall(SYS_getrandom, buffer + filled, count - filled, 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        filled += (size_t)got;
+    }
+    return 0;
+}
+
 int rb_reap(int pid, int *signalled, int *value) {
     int status = 0;
     pid_t result = waitpid((pid_t)pid, &status, WNOHANG);

@@ -46,12 +46,17 @@ public struct SendRequest: Hashable, Sendable {
     public var cooldownSeconds: Int
     /// The press that asked for the send, on the wall clock; given as RESEND_PRESS_TIME.
     public var pressTime: WallTime
+    /// A code made on the device for this send: it goes to the command's standard input only
+    /// (never argv or the environment), and the runner wipes it once written. Nil: standard input
+    /// is /dev/null.
+    public var input: SecretCode?
 
-    public init(sequence: Int, attempt: Int, cooldownSeconds: Int, pressTime: WallTime) {
+    public init(sequence: Int, attempt: Int, cooldownSeconds: Int, pressTime: WallTime, input: SecretCode? = nil) {
         self.sequence = sequence
         self.attempt = attempt
         self.cooldownSeconds = cooldownSeconds
         self.pressTime = pressTime
+        self.input = input
     }
 }
 

@@ -12,8 +12,9 @@ import HAL
 ///   - `RESEND_PRESS_TIME`: the press on the wall clock, ISO 8601 UTC with milliseconds
 ///     ("2024-06-10T12:34:56.789Z");
 ///   - `RESEND_PRESS_UNIX_MS`: the same as Unix milliseconds.
-///   Standard input is /dev/null (for the verify command, `start(sequence:input:now:)`, a pipe
-///   holding the code and then end of file); standard output and standard error go, interleaved, into one
+///   Standard input is /dev/null (for the verify command, `start(sequence:input:now:)`, and for a
+///   send with a code made on the device, `SendRequest.input`: a pipe holding the code and a new
+///   line, then end of file); standard output and standard error go, interleaved, into one
 ///   pipe; the first `outputLimit` bytes are kept for the log, the rest counted and dropped. The
 ///   pipe is always drained, so a chatty command never blocks on a full pipe.
 /// - It runs in a process group of its own, and nothing it starts there outlives it: at `timeout`
@@ -150,8 +151,15 @@ public final class ProcessRunner: CommandRunner {
 
     /// Starts the command for `request`; nil when it runs (its outcome comes later), the outcome at
     /// once when it could not start.
+    /// A code made on the device (`request.input`) goes to its standard input, then end of file,
+    /// and is wiped (every copy sharing its storage) whether the command started or not.
     public func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
-        spawn(sequence: request.sequence, environment: Self.environment(for: request, extra: configuration.environment), input: nil)
+        let environment = Self.environment(for: request, extra: configuration.environment)
+        guard var code = request.input else { return spawn(sequence: request.sequence, environment: environment, input: nil) }
+        var input = code.digits + [UInt8(ascii: "\n")]
+        code.wipe()
+        defer { for index in input.indices { input[index] = 0 } }
+        return spawn(sequence: request.sequence, environment: environment, input: input)
     }
 
     /// Starts the command (the verify command) for check `sequence` with `input` on its standard

@@ -1,5 +1,6 @@
 import HAL
 import HALLinux
+import HALMock
 import ResendCore
 
 /// The loop's environment as `run` and the simulators build it: their own source, display, LED,
@@ -19,11 +20,14 @@ public struct DeviceEnvironment<
     public var verifier: CommandService
     public var store: StateFile?
     public let wallClock: Wall
+    public var random: DeviceRandom
 
     public init(
         source: Source, display: Display, led: LED, strike: Strike, clock: Clock, observer: Observer,
-        sender: CommandService = .none, verifier: CommandService = .none, stateFile: String? = nil, wallClock: Wall
+        sender: CommandService = .none, verifier: CommandService = .none, stateFile: String? = nil, wallClock: Wall,
+        random: DeviceRandom = .kernel(KernelRandom())
     ) {
+        self.random = random
         self.source = source
         self.display = display
         self.led = led
@@ -34,6 +38,26 @@ public struct DeviceEnvironment<
         self.verifier = verifier
         self.store = stateFile.map { StateFile(path: $0) }
         self.wallClock = wallClock
+    }
+}
+
+/// Where codes made on the device come from: the kernel (`run`, and the simulator on real time), or
+/// a fixed pseudo-random sequence (the simulator on virtual time: the same script, the same codes).
+public enum DeviceRandom: RandomSource {
+    case kernel(KernelRandom)
+    case sequence(SequenceRandom)
+
+    /// The simulator's sequence on virtual time.
+    public static var simulated: DeviceRandom { .sequence(SequenceRandom(seed: 20)) }
+
+    public mutating func fill(_ buffer: inout [UInt8]) throws(HALError) {
+        switch self {
+        case .kernel(var random):
+            try random.fill(&buffer)
+        case .sequence(var random):
+            defer { self = .sequence(random) }
+            try random.fill(&buffer)
+        }
     }
 }
 

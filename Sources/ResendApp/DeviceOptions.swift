@@ -224,6 +224,11 @@ public struct RunOptions: Sendable {
         if let text = parsed.value("state-file") {
             options.stateFile = text == "off" ? nil : text
             options.stateFileFromFlag = true
+            // Without the state file a restart would clear the wrong codes and the lockout: a
+            // guesser could pull the plug between tries. There is no opt-out.
+            if options.stateFile == nil && options.keypad.enabled {
+                throw ExitError(.usage, "\(command): --state-file off with keypad.enabled (\(configPath)): the keypad's wrong codes and lockout must survive a restart; give --state-file PATH or leave it out (default \(DeviceConfig.defaultStateFile))")
+            }
         }
         if let text = parsed.value("button") { options.button = try parseLine(text, option: "button", command: command) }
         if let text = parsed.value("button-bias") {

@@ -117,7 +117,7 @@ public func runHeadless(
     let environment = DeviceEnvironment(
         source: VirtualEventSource(clock: clock, inputs: scriptInputs(script, start: start)), display: device.display,
         led: device.led, strike: line, clock: clock, observer: printer, sender: try services.makeRunner(),
-        verifier: try services.makeVerifier(), stateFile: services.stateFile, wallClock: wall)
+        verifier: try services.makeVerifier(), stateFile: services.stateFile, wallClock: wall, random: .simulated)
     do throws(HALError) {
         try runLoop(environment, coordinator: coordinator)
     } catch {

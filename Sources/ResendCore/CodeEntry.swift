@@ -1,34 +1,5 @@
 import HAL
 
-/// The digits of a submitted code, on their way to the verify command's standard input. Never
-/// logged or persisted: `description` names only the length. The runner calls `wipe()` once the
-/// digits are written. (Best effort: Swift may copy a buffer, and a copy made with its own storage
-/// is not overwritten; the flow keeps its own field in one buffer and overwrites it, and a code's
-/// copies share one storage, which `wipe()` overwrites in place.)
-public struct SecretCode: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The ASCII digits.
-    public private(set) var digits: [UInt8]
-
-    public init(digits: [UInt8]) { self.digits = digits }
-
-    public var count: Int { digits.count }
-
-    /// Overwrites the digits with zeros in their storage, then empties this code. The storage is
-    /// overwritten in place even when other copies of this code share it (the action that carried
-    /// the request to the runner, say): deliberately, so every copy of the secret is zeroed, not a
-    /// fresh copy made by copy-on-write.
-    public mutating func wipe() {
-        digits.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            UnsafeMutablePointer(mutating: base).update(repeating: 0, count: buffer.count)
-        }
-        digits = []
-    }
-
-    public var description: String { "<code of " + decimalString(digits.count) + " digits>" }
-    public var debugDescription: String { description }
-}
-
 /// The exit statuses of the command contract that both commands follow (docs/exit-codes.md): 0
 /// is success, `rejected` a wrong code (verify command only), `expired` the code is gone or expired
 /// on the service's side (verify command only), `temporaryFailure` (EX_TEMPFAIL) a rate limit or
@@ -261,6 +232,12 @@ public struct EntryView: Hashable, Sendable {
 ///   shown as such and counts no attempt.
 /// - The code is valid for `validity` after its send: then entry ends with "Code expired, press
 ///   Resend" (a check already running is answered first).
+/// - A code made on the device (`config.codeMadeOnDevice`): each send draws a new code
+///   (`issueCode`; the last one stops working), a submission is compared with it in constant time
+///   once its try is written (no `runVerify`), an accepted code is used up, and a restart forgets
+///   it: entry shows "Code expired, press Resend" until the next send.
+/// - Opens without a send (`config.opensWithoutSend`): a digit, `*` or `#` opens the field while
+///   idle (a digit is taken as typed); no validity window, attempts and lockouts as always.
 /// - Keys are taken only as debounced presses and releases (`KeyDebouncer`).
 /// - Fails closed: when a write of the state fails (`stateWritten(false, ...)`), code entry closes
 ///   (`closedTitle`/`closedLabel`, keys ignored, a submission waiting for its write is dropped
@@ -317,11 +294,27 @@ public struct CodeEntry {
         case tryLater
     }
 
+    /// The code made on the device for the last send (`config.codeMadeOnDevice`); none otherwise.
+    private var deviceCode: DeviceCode
+
     public init(config: EntryConfig) {
         precondition(config.problems(columns: Int.max).isEmpty, "CodeEntry: invalid entry configuration")
         self.config = config
         self.buffer = Array(repeating: 0, count: config.maxLength)
+        self.deviceCode = DeviceCode(capacity: config.maxLength)
     }
+
+    /// A send starts (`config.codeMadeOnDevice`): a new code of `config.codeLength` digits is drawn
+    /// from `random` and replaces the last one, which stops working at once. Returns it for the
+    /// send command's standard input (the runner wipes it). Throws when `random` fails; then no
+    /// code is held and the send must not run.
+    public mutating func issueCode<Random: RandomSource>(from random: inout Random) throws(HALError) -> SecretCode {
+        precondition(config.codeMadeOnDevice, "CodeEntry: issueCode without a code made on the device")
+        return try deviceCode.draw(length: config.codeLength, from: &random)
+    }
+
+    /// True while a code made on the device is held (for tests; never its digits).
+    public var holdsDeviceCode: Bool { deviceCode.isSet }
 
     /// The digits in the field now (for tests and the display; never log it).
     public var fieldLength: Int { length }
@@ -373,6 +366,12 @@ public struct CodeEntry {
             rounds = max(0, restored.rounds)
             open = restored.open
             validUntil = restored.validUntil
+            // A code made on the device died with the old process: the field cannot open again.
+            let codeForgotten = config.codeMadeOnDevice && restored.open
+            if codeForgotten {
+                open = false
+                validUntil = nil
+            }
             if let end = restored.lockoutEnd, end > now {
                 lockoutSeconds = max(1, restored.lockoutSeconds)
                 shownSeconds = min(wholeSecondsLeft(end - now), lockoutSeconds)
@@ -385,6 +384,9 @@ public struct CodeEntry {
             } else if open {
                 state = .entering
                 settle(now: now, events: &events)
+            } else if codeForgotten {
+                state = .expired
+                events.append(.expired(at: now))
             }
             changed = true
         }
@@ -400,7 +402,7 @@ public struct CodeEntry {
         var events: [EntryEvent] = []
         settle(now: now, events: &events)
         open = true
-        validUntil = config.validity.map { now + $0 }
+        validUntil = config.opensWithoutSend ? nil : config.validity.map { now + $0 }
         events.append(.opened(validUntil: validUntil))
         switch state {
         case .idle, .entering, .expired, .accepted:
@@ -435,6 +437,18 @@ public struct CodeEntry {
         if event.edge == .released {
             if event.key == .star { holdClearAt = nil }
             return output(events)
+        }
+        if config.opensWithoutSend && state == .idle && !storageFault
+            && (event.key.digitValue != nil || event.key == .star || event.key == .pound) {
+            // Nothing is sent in this mode: a key opens the field (and counts as typed).
+            open = true
+            validUntil = nil
+            wipe()
+            notice = nil
+            holdClearAt = nil
+            state = .entering
+            changed = true
+            events.append(.opened(validUntil: nil))
         }
         guard state == .entering && !storageFault else {
             events.append(.keyIgnored(at: now))
@@ -529,7 +543,16 @@ public struct CodeEntry {
             settle(now: now, events: &events)
         }
         var actions = output(events)
-        if let request { actions.append(.runVerify(request)) }
+        if var request {
+            if config.codeMadeOnDevice {
+                // Checked here, in constant time; no verify command runs.
+                let result: VerifyResult = deviceCode.matches(request.code.digits, length: request.code.count) ? .accepted : .rejected
+                request.code.wipe()
+                actions += verifyFinished(VerifyOutcome(sequence: request.sequence, result: result), now: now)
+            } else {
+                actions.append(.runVerify(request))
+            }
+        }
         return actions
     }
 
@@ -549,6 +572,7 @@ public struct CodeEntry {
             failures = 0
             rounds = 0
             open = false
+            deviceCode.wipe()  // used once
             validUntil = nil
             changed = true
             state = .accepted(until: now + config.successDuration)
@@ -607,6 +631,7 @@ public struct CodeEntry {
     public mutating func stop(now: Instant) -> [EntryAction] {
         if state == .stopped { return [] }
         wipe()
+        deviceCode.wipe()
         if var pending = awaitingRecord {
             pending.code.wipe()
             awaitingRecord = nil
@@ -793,6 +818,7 @@ public struct CodeEntry {
     /// "Code expired" until the next send.
     private mutating func expire(at: Instant, events: inout [EntryEvent]) {
         wipe()
+        deviceCode.wipe()
         open = false
         validUntil = nil
         notice = nil

@@ -111,6 +111,15 @@ public struct DeviceCoordinator {
         return finish(take(controller.sendFinished(outcome, now: time)))
     }
 
+    /// True when each send needs a code made on the device (`issueCode` before the send command).
+    public var issuesCodes: Bool { entry?.config.codeMadeOnDevice ?? false }
+
+    /// A new code for the send about to start (`CodeEntry.issueCode`); only when `issuesCodes`.
+    public mutating func issueCode<Random: RandomSource>(from random: inout Random) throws(HALError) -> SecretCode {
+        precondition(issuesCodes, "DeviceCoordinator: issueCode without a code made on the device")
+        return try entry!.issueCode(from: &random)
+    }
+
     /// The verify command ended (ignored without a code entry).
     public mutating func verifyFinished(_ outcome: VerifyOutcome, now: Instant) -> [DeviceAction] {
         time = max(time, now)

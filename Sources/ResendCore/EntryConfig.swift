@@ -92,6 +92,16 @@ public struct EntryConfig: Hashable, Sendable {
     /// no output line.
     public var pulse: TimeSpan?
     public var texts = EntryTexts()
+    /// The program makes the code itself at each send (`DeviceCode`: the kernel's random source,
+    /// given to the send command on its standard input) and checks typed codes itself, in
+    /// constant time; no verify command runs. False: the verify command checks.
+    public var codeMadeOnDevice = false
+    /// The length of a code made on the device (`minLength`...`maxLength`).
+    public var codeLength = 6
+    /// Code entry opens on a key press without a send (a code from an authenticator app: nothing
+    /// is sent); the verify command checks. `validity` does not apply; attempts and lockouts do.
+    /// Not with `codeMadeOnDevice` (a code nobody was sent cannot be typed).
+    public var opensWithoutSend = false
     /// The display's width: a long lockout's seconds are shown in the form that fits it
     /// (`formatLockoutSeconds`).
     public var columns = 40
@@ -140,6 +150,12 @@ public struct EntryConfig: Hashable, Sendable {
             if maxAttempts < 1 || maxAttempts > 1_000 { found.append("maxAttempts must be from 1 to 1000") }
             if lockouts.isEmpty { found.append("lockouts must name at least one lockout") }
             for lockout in lockouts { positive("lockouts", lockout, wholeSeconds: true) }
+        }
+        if codeMadeOnDevice && (codeLength < minLength || codeLength > maxLength) {
+            found.append("codeLength must be from minLength to maxLength")
+        }
+        if codeMadeOnDevice && opensWithoutSend {
+            found.append("opensWithoutSend cannot go with a code made on the device (it must be sent to be typed)")
         }
         let fieldWidth = texts.fieldPrefix.count + max(0, maxLength)
         if fieldWidth > columns {

@@ -314,9 +314,18 @@ public struct EventLoop<Environment: LoopEnvironment> {
         case .runSendCommand(let attempt, let sequence, let cooldownSeconds):
             // The press was at the coordinator's time; the wall clock is read now, so step back.
             let sincePress = max(TimeSpan.zero, environment.clock.now() - coordinator.controllerTime)
-            let request = SendRequest(
+            var request = SendRequest(
                 sequence: sequence, attempt: attempt, cooldownSeconds: cooldownSeconds,
                 pressTime: environment.wallClock.now() - sincePress)
+            if coordinator.issuesCodes {
+                // A new code for this send, on the command's standard input only.
+                do throws(HALError) {
+                    request.input = try coordinator.issueCode(from: &environment.random)
+                } catch {
+                    return CommandOutcome(
+                        sequence: sequence, ending: .couldNotStart(reason: error.operation, errno: error.errno), duration: .zero)
+                }
+            }
             return environment.sender.start(request, now: now)
         }
         return nil

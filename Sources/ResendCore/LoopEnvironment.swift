@@ -12,6 +12,8 @@ import HAL
 ///   single-button device never starts one).
 /// - `store` nil: nothing is read or written (no persistence).
 /// - `strike` is the output line (door strike, relay); `NoStrike` when none is fitted.
+/// - `random` draws the codes made on the device (`EntryConfig.codeMadeOnDevice`); by default
+///   `NoRandomSource`, for environments that never make one.
 public protocol LoopEnvironment {
     associatedtype Source: EventSource
     associatedtype Display: FrameDisplay
@@ -23,6 +25,7 @@ public protocol LoopEnvironment {
     associatedtype Verifier: CodeVerifier
     associatedtype Store: StateStorage
     associatedtype Wall: WallClock
+    associatedtype Random: RandomSource = NoRandomSource
 
     var source: Source { get set }
     var display: Display { get set }
@@ -34,4 +37,13 @@ public protocol LoopEnvironment {
     var verifier: Verifier { get set }
     var store: Store? { get set }
     var wallClock: Wall { get }
+    var random: Random { get set }
+}
+
+extension LoopEnvironment where Random == NoRandomSource {
+    /// No random source: a code made on the device cannot be drawn (the send fails to start).
+    public var random: NoRandomSource {
+        get { NoRandomSource() }
+        set {}
+    }
 }

@@ -107,7 +107,7 @@ struct ConfigFileTests {
         }
         collect(tree, [])
         let schema = DeviceConfig.schema.map(\.path)
-        #expect(schema.count == 106)
+        #expect(schema.count == 110)
         for key in schema {
             #expect(present.contains(key), "the example lacks \(key)")
         }

@@ -87,10 +87,10 @@ struct KeypadConfigTests {
         (keypad(#"entry: {lockoutSeconds: [30, 90000]}"#), "keypad.entry.lockoutSeconds[1]: 90000 is out of range; allowed: whole seconds from 1 to 86400"),
         (keypad(#"entry: {timeoutSeconds: -1}"#), "keypad.entry.timeoutSeconds: -1 is out of range; allowed: null or whole seconds from 1 to 86400"),
         (keypad(#"output: {pulseMs: 99999999999}"#), "keypad.output.pulseMs: 99999999999 is out of range; allowed: whole milliseconds from 1 to 600000"),
-        (#"{keypad: {enabled: true}}"#, #"keypad.verify.command: is null, but keypad.enabled is true: a keypad needs a command that checks the code; allowed: a list of strings, e.g. ["/usr/local/bin/check-code"] (the code arrives on its standard input)"#),
+        (#"{keypad: {enabled: true}}"#, #"keypad.verify.command: is null, but keypad.enabled is true: a keypad needs a command that checks the code; allowed: a list of strings, e.g. ["/usr/local/bin/check-code"] (the code arrives on its standard input), or keypad.code.source "device""#),
         (#"{keypad: {enabled: true, verify: {command: []}}}"#, #"keypad.verify.command: the list is empty; allowed: null or a list of strings, the program and its arguments, run without a shell, e.g. ["/usr/local/bin/send-code", "--to", "+491701234567"]"#),
-        (keypad(#"entry: {minLenght: 4}"#), "keypad.entry.minLenght: unknown key (did you mean 'minLength'?); allowed in keypad.entry: minLength, maxLength, submitAtMaxLength, echo, echoMs, holdToClearMs, timeoutSeconds, validitySeconds, maxAttempts, lockoutSeconds, successSeconds"),
-        (keypad(#"verfy: {}"#), "keypad.verfy: unknown key (did you mean 'verify'?); allowed in keypad: enabled, backend, rows, columns, keys, diodes, settleMicroseconds, device, debounceMs, sendKey, entry, texts, verify, output"),
+        (keypad(#"entry: {minLenght: 4}"#), "keypad.entry.minLenght: unknown key (did you mean 'minLength'?); allowed in keypad.entry: minLength, maxLength, submitAtMaxLength, echo, echoMs, holdToClearMs, timeoutSeconds, validitySeconds, maxAttempts, lockoutSeconds, successSeconds, opensWithoutSend"),
+        (keypad(#"verfy: {}"#), "keypad.verfy: unknown key (did you mean 'verify'?); allowed in keypad: enabled, backend, rows, columns, keys, diodes, settleMicroseconds, device, debounceMs, sendKey, entry, code, texts, verify, output"),
         (#"{keypd: {}}"#, "keypd: unknown key (did you mean 'keypad'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
         (#"{pulseMs: 3000}"#, "pulseMs: unknown key (did you mean 'keypad.output.pulseMs'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
     ])

@@ -173,10 +173,10 @@ struct EventLoopFailClosedTests {
         var device = KeypadDevice()
         device.tap(.button, at: kt(1))
         device.type("1111#", at: kt(3))  // exit 1
-        device.type("2222#", at: kt(8))  // exit 3: the try is given back
+        device.type("2222#", at: kt(8))  // exit 4: the try is given back
         device.type("3333#", at: kt(13)) // exit 1
         device.stop(at: kt(20))
-        var loop = loop(device, source: device.source, verifier: ScriptedVerifier([.exited(code: 1), .exited(code: 3), .exited(code: 1)]))
+        var loop = loop(device, source: device.source, verifier: ScriptedVerifier([.exited(code: 1), .exited(code: 4), .exited(code: 1)]))
         try loop.run()
         #expect(loop.verifier.failuresOnDiskAtStart == [1, 2, 2])
         #expect(loop.display.screen(at: kt(16)) == ["Wrong, 1 left", "Resend (46)"])

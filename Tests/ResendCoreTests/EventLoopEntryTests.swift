@@ -182,11 +182,11 @@ struct EventLoopEntryTests {
         var device = KeypadDevice()
         device.tap(.button, at: kt(1))
         device.type("1111#", at: kt(3))   // exit 1 -> Wrong, 2 left
-        device.type("2222#", at: kt(8))   // exit 3 -> Check failed
+        device.type("2222#", at: kt(8))   // exit 4 -> Check failed
         device.type("3333#", at: kt(13))  // exit 1 -> Wrong, 1 left
         device.type("4444#", at: kt(18))  // exit 1 -> lockout
         device.stop(at: kt(30))
-        var loop = device.loop(verifier: ScriptedVerifier([.exited(code: 1), .exited(code: 3), .exited(code: 1), .exited(code: 1)]))
+        var loop = device.loop(verifier: ScriptedVerifier([.exited(code: 1), .exited(code: 4), .exited(code: 1), .exited(code: 1)]))
         try loop.run()
         #expect(loop.display.screen(at: kt(6)) == ["Wrong, 2 left", "Resend (56)"])
         #expect(loop.display.screen(at: kt(11)) == ["Check failed", "Resend (51)"])

@@ -92,6 +92,10 @@ int rb_input_pipe(const uint8_t *bytes, size_t count, int *read_fd);
 /// pidfd_open(2) through syscall(2) (glibc before 2.36 has no wrapper): a close-on-exec descriptor
 /// that becomes readable when the process `pid` ends. Linux 5.3 or later.
 int rb_pidfd_open(int pid);
+/// Fills `count` bytes at `buffer` from the kernel's random source, getrandom(2) with no flags (it
+/// blocks only until the pool is initialised at boot), through syscall(2) so older C libraries
+/// work too; short reads and EINTR are retried. 0 when every byte was filled, -1 with errno.
+int rb_getrandom(uint8_t *buffer, size_t count);
 /// Reaps the child `pid` if it ended (waitpid with WNOHANG): returns 1 and sets `*signalled` (0
 /// exited, 1 killed by a signal) and `*value` (exit status or signal number); 0 when it still runs.
 int rb_reap(int pid, int *signalled, int *value);

@@ -34,6 +34,7 @@ extension DeviceConfig {
         /// letter key "A"-"D" (a keypad alone runs the device).
         public var sendKey = Key.button
         public var entry = Entry()
+        public var code = Code()
         public var verify = Verify()
         public var output = Output()
         /// `keypad.texts`: every text of the code entry (`EntryTexts`), checked against the width
@@ -81,6 +82,9 @@ extension DeviceConfig {
         public var lockoutSeconds = [30, 120, 600]
         /// `keypad.entry.successSeconds`: how long "Code accepted" shows.
         public var successSeconds = 3
+        /// `keypad.entry.opensWithoutSend`: a key opens code entry without a send (a code from an
+        /// authenticator app); `validitySeconds` does not apply, attempts and lockouts do.
+        public var opensWithoutSend = false
 
         public init() {}
 
@@ -111,6 +115,25 @@ extension DeviceConfig {
         public var environment: [String: String] = [:]
 
         public init() {}
+    }
+
+    /// `keypad.code`: who makes and checks the code.
+    public struct Code: Hashable, Sendable {
+        /// `keypad.code.source`: "verify" (the default: the service makes the code, the verify
+        /// command checks it) or "device" (this program draws a code from the kernel's random
+        /// source at each send, gives it to the send command on standard input, and checks typed
+        /// codes itself; no verify command).
+        public var source = Source.verify
+        /// `keypad.code.length`: the digits of a code made on the device (within
+        /// keypad.entry.minLength...maxLength).
+        public var length = 6
+
+        public init() {}
+
+        public enum Source: String, Hashable, Sendable {
+            case verify
+            case device
+        }
     }
 
     /// `keypad.output`: a door strike or relay, pulsed on an accepted code; driven inactive at
@@ -168,6 +191,11 @@ extension DeviceConfig {
         result.entry = readEntry(entry, reader: reader)
         entry.finish()
 
+        let code = keypad.section("code")
+        if let source = code.choice("source", options: [("verify", Code.Source.verify), ("device", .device)]) { result.code.source = source }
+        if let length = code.integer("length", range: Entry.lengthRange, unit: "a number of digits") { result.code.length = length }
+        code.finish()
+
         let texts = keypad.section("texts")
         for (key, placeholder, _, set) in entryTextKeys {
             guard let text = texts.string(key, what: "a text for the display") else { continue }
@@ -213,12 +241,30 @@ extension DeviceConfig {
             reader.report(entry.keyPath("maxLength"), "\(result.entry.maxLength) digits and the field's prefix need \(fieldWidth) columns; the display has \(columns) (lcd.geometry \(quoted(config.lcd.geometry.name))); allowed: 1 to \(max(1, columns - result.texts.fieldPrefix.count))")
         } else {
             // Anything else the flow would refuse (a text too wide at the longest lockout, say).
-            for problem in result.entryConfig(texts: result.texts, columns: columns).problems(columns: columns) {
+            // (The code's own rules are reported below, by key.)
+            for problem in result.entryConfig(texts: result.texts, columns: columns).problems(columns: columns)
+            where !problem.hasPrefix("codeLength") && !problem.hasPrefix("opensWithoutSend") {
                 reader.report(entry.path, problem + " (lcd.geometry \(quoted(config.lcd.geometry.name)))")
             }
         }
-        if result.verify.command == nil && verify.value("command").map({ $0 == .null }) ?? true {
-            reader.report(verify.keyPath("command"), "is null, but keypad.enabled is true: a keypad needs a command that checks the code; allowed: a list of strings, e.g. [\"/usr/local/bin/check-code\"] (the code arrives on its standard input)")
+        switch result.code.source {
+        case .verify:
+            if result.verify.command == nil && verify.value("command").map({ $0 == .null }) ?? true {
+                reader.report(verify.keyPath("command"), "is null, but keypad.enabled is true: a keypad needs a command that checks the code; allowed: a list of strings, e.g. [\"/usr/local/bin/check-code\"] (the code arrives on its standard input), or keypad.code.source \"device\"")
+            }
+        case .device:
+            if result.verify.command != nil {
+                reader.report(verify.keyPath("command"), "is set, but keypad.code.source is \"device\": the program checks the code it made itself; allowed: null (remove it)")
+            }
+            if config.send.command == nil {
+                reader.report(code.keyPath("source"), "is \"device\", but send.command is null: a code made on the device goes to the send command's standard input; allowed: set send.command, or \"verify\"")
+            }
+            if result.entry.opensWithoutSend {
+                reader.report(entry.keyPath("opensWithoutSend"), "is true, but keypad.code.source is \"device\": a code made on the device must be sent to be typed; allowed: false, or keypad.code.source \"verify\" (e.g. an authenticator app checked by the verify command)")
+            }
+            if result.code.length < result.entry.minLength || result.code.length > result.entry.maxLength {
+                reader.report(code.keyPath("length"), "\(result.code.length) is outside keypad.entry.minLength...maxLength (\(result.entry.minLength)...\(result.entry.maxLength)); allowed: a length the field takes")
+            }
         }
         switch result.backend {
         case .matrix:
@@ -412,6 +458,7 @@ extension DeviceConfig {
             if let list = readLockouts(value, at: entry.keyPath("lockoutSeconds"), reader: reader) { result.lockoutSeconds = list }
         }
         if let value = entry.integer("successSeconds", range: 1...60, unit: "whole seconds") { result.successSeconds = value }
+        if let value = entry.bool("opensWithoutSend") { result.opensWithoutSend = value }
         return result
     }
 
@@ -443,6 +490,9 @@ extension DeviceConfig.Keypad {
         config.successDuration = .seconds(Int64(entry.successSeconds))
         config.pulse = output.line == nil ? nil : .milliseconds(Int64(output.pulseMs))
         config.texts = texts
+        config.codeMadeOnDevice = code.source == .device
+        config.codeLength = code.length
+        config.opensWithoutSend = entry.opensWithoutSend
         return config
     }
 
@@ -471,7 +521,12 @@ extension DeviceConfig.Keypad {
         case .evdev: text += "evdev \(device ?? "-")"
         }
         text += ", send key " + (sendKey == .button ? "button" : String(decoding: [sendKey.symbol], as: UTF8.self))
-        text += ", verify " + (verify.command.map { "\($0[0]) (timeout \(verify.timeoutSeconds) s)" } ?? "none")
+        if code.source == .device {
+            text += ", code made on the device (\(code.length) digits, checked here)"
+        } else {
+            text += ", verify " + (verify.command.map { "\($0[0]) (timeout \(verify.timeoutSeconds) s)" } ?? "none")
+        }
+        if entry.opensWithoutSend { text += ", entry opens without a send" }
         text += ", output " + (output.line.map { "\($0) \(output.pulseMs) ms" } ?? "none")
         // What a guesser faces: the code space and the attempts before each lockout.
         let lengths = entry.minLength == entry.maxLength ? "\(entry.maxLength)" : "\(entry.minLength)-\(entry.maxLength)"
