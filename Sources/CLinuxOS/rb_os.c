@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <spawn.h>
+#include <dirent.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -294,3 +295,33 @@ int rb_rename_noreplace(const char *from, const char *to) {
 #endif
 }
 
+
+/// Empties the directory open as `fd` (which it closes), depth at most 32.
+static int rb_empty_directory_fd(int fd, int depth) {
+    if (depth > 32) { close(fd); errno = ELOOP; return -1; }
+    DIR *dir = fdopendir(fd);
+    if (!dir) { int saved = errno; close(fd); errno = saved; return -1; }
+    int result = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        const char *name = entry->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
+        if (unlinkat(dirfd(dir), name, 0) == 0) continue;
+        if (errno != EISDIR && errno != EPERM) { result = -1; break; }
+        int child = openat(dirfd(dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (child < 0 || rb_empty_directory_fd(child, depth + 1) != 0 || unlinkat(dirfd(dir), name, AT_REMOVEDIR) != 0) {
+            result = -1;
+            break;
+        }
+    }
+    int saved = errno;
+    closedir(dir);
+    errno = saved;
+    return result;
+}
+
+int rb_empty_directory(const char *path) {
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return -1;
+    return rb_empty_directory_fd(fd, 0);
+}

@@ -11,7 +11,9 @@ import HAL
 ///   - `RESEND_COOLDOWN_SECONDS`: the cooldown this press started, whole seconds;
 ///   - `RESEND_PRESS_TIME`: the press on the wall clock, ISO 8601 UTC with milliseconds
 ///     ("2024-06-10T12:34:56.789Z");
-///   - `RESEND_PRESS_UNIX_MS`: the same as Unix milliseconds.
+///   - `RESEND_PRESS_UNIX_MS`: the same as Unix milliseconds;
+///   - `RESEND_SESSION_DIR` (both commands, with `sessionDirectory`): the session directory,
+///     emptied before each send.
 ///   Standard input is /dev/null (for the verify command, `start(sequence:input:now:)`, and for a
 ///   send with a code made on the device, `SendRequest.input`: a pipe holding the code and a new
 ///   line, then end of file); standard output and standard error go, interleaved, into one
@@ -49,6 +51,9 @@ public final class ProcessRunner: CommandRunner {
         public var environment: [String: String]
         /// What the command is for: its outcomes arrive as `.commandFinished(purpose, outcome)`.
         public var purpose: CommandPurpose
+        /// The session directory (`SessionDirectory`), given as `RESEND_SESSION_DIR`; a send
+        /// command's runner empties it before each send. Nil: none.
+        public var sessionDirectory: String?
 
         /// SIGKILL follows SIGTERM after 2 s unless configured otherwise.
         public static let defaultKillGrace = TimeSpan.seconds(2)
@@ -56,7 +61,7 @@ public final class ProcessRunner: CommandRunner {
         public static let defaultOutputLimit = 4096
 
         public init(arguments: [String], timeout: TimeSpan, killGrace: TimeSpan = defaultKillGrace, outputLimit: Int = defaultOutputLimit,
-                    environment: [String: String] = [:], purpose: CommandPurpose = .send) {
+                    environment: [String: String] = [:], purpose: CommandPurpose = .send, sessionDirectory: String? = nil) {
             precondition(!arguments.isEmpty, "ProcessRunner: the command needs at least a program")
             precondition(timeout > .zero && killGrace >= .zero && outputLimit >= 0, "ProcessRunner: invalid limits")
             self.arguments = arguments
@@ -65,6 +70,7 @@ public final class ProcessRunner: CommandRunner {
             self.outputLimit = outputLimit
             self.environment = environment
             self.purpose = purpose
+            self.sessionDirectory = sessionDirectory
         }
     }
 
@@ -153,8 +159,21 @@ public final class ProcessRunner: CommandRunner {
     /// once when it could not start.
     /// A code made on the device (`request.input`) goes to its standard input, then end of file,
     /// and is wiped (every copy sharing its storage) whether the command started or not.
+    /// With a session directory, it is emptied first (a new send starts a new session); a send
+    /// whose directory cannot be emptied does not start.
     public func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
-        let environment = Self.environment(for: request, extra: configuration.environment)
+        if let session = configuration.sessionDirectory {
+            do throws(HALError) {
+                try SessionDirectory.empty(session)
+            } catch {
+                var code = request.input
+                code?.wipe()
+                return CommandOutcome(
+                    sequence: request.sequence, ending: .couldNotStart(reason: "\(error.operation): \(describe(error))", errno: error.errno),
+                    duration: .zero)
+            }
+        }
+        let environment = Self.environment(for: request, extra: sessionEnvironment)
         guard var code = request.input else { return spawn(sequence: request.sequence, environment: environment, input: nil) }
         var input = code.digits + [UInt8(ascii: "\n")]
         code.wipe()
@@ -171,7 +190,14 @@ public final class ProcessRunner: CommandRunner {
     public func start(sequence: Int, input: inout [UInt8], now: Instant) -> CommandOutcome? {
         precondition(input.count <= Self.maximumInput, "ProcessRunner: the input is longer than a pipe takes at once")
         defer { for index in input.indices { input[index] = 0 } }
-        return spawn(sequence: sequence, environment: Self.environment(extra: configuration.environment), input: input)
+        return spawn(sequence: sequence, environment: Self.environment(extra: sessionEnvironment), input: input)
+    }
+
+    /// The configuration's variables plus `RESEND_SESSION_DIR` when there is a session directory.
+    private var sessionEnvironment: [String: String] {
+        var extra = configuration.environment
+        if let session = configuration.sessionDirectory { extra["RESEND_SESSION_DIR"] = session }
+        return extra
     }
 
     /// The longest standard input `start(sequence:input:now:)` takes: PIPE_BUF, what a pipe holds

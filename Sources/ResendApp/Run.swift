@@ -69,8 +69,21 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     } catch {
         throw ExitError(.software, "run: cannot set up the event loop: \(error.operation): \(describe(error))")
     }
+    // One directory per send and its checks ($RUNTIME_DIRECTORY/session under systemd, else a
+    // private temporary one removed at exit), for both commands.
+    let session: SessionDirectory?
+    if options.send.command != nil || options.keypad.enabled {
+        do throws(HALError) {
+            session = try SessionDirectory.forThisProcess()
+        } catch {
+            throw ExitError(startupExitCode(for: error.kind), "run: cannot make the session directory: \(error.operation): \(describe(error))")
+        }
+    } else {
+        session = nil
+    }
+    defer { session?.remove() }
     // The keypad's backend registers its descriptors now (before the started line, which names it).
-    let keypad = try attachKeypad(options, hardware: hardware, source: &source)
+    let keypad = try attachKeypad(options, hardware: hardware, source: &source, session: session?.path)
     // A button held at start-up is pressed already: its release is not a bounce, and it is no press.
     let initiallyPressed = (try? hardware.button.isPressed()) ?? false
     let debouncer = Debouncer(
@@ -95,7 +108,8 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
             let process = try ProcessRunner(.init(
                 arguments: command, timeout: .seconds(Int64(options.send.timeoutSeconds)),
                 // Not logged (the default): nothing is kept, every byte only counted.
-                outputLimit: options.send.logOutput ? options.send.maxOutputBytes : 0, environment: options.send.environment))
+                outputLimit: options.send.logOutput ? options.send.maxOutputBytes : 0, environment: options.send.environment,
+                sessionDirectory: session?.path))
             _ = source.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
             runner = .process(process)
         } catch {

@@ -30,7 +30,7 @@ final class RunKeypad {
 /// Prepares the keypad of `run`: the verify command (a `ProcessRunner` with `CommandPurpose.verify`, the
 /// code on its standard input) and the backend, both registered with `source`. Nil when the keypad
 /// is off. The lines were acquired with the rest of the hardware (`acquireKeypad`).
-func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: inout LinuxEventSource) throws(ExitError) -> RunKeypad? {
+func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: inout LinuxEventSource, session: String? = nil) throws(ExitError) -> RunKeypad? {
     let keypad = options.keypad
     guard keypad.enabled else { return nil }
     var verifier = CommandService.none
@@ -38,7 +38,7 @@ func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: ino
         do throws(HALError) {
             let process = try ProcessRunner(.init(
                 arguments: command, timeout: .seconds(Int64(keypad.verify.timeoutSeconds)),
-                environment: keypad.verify.environment, purpose: .verify))
+                environment: keypad.verify.environment, purpose: .verify, sessionDirectory: session))
             _ = source.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
             verifier = .process(process)
         } catch {

@@ -104,7 +104,7 @@ extension SimulationServices {
             do throws(HALError) {
                 return .process(try ProcessRunner(.init(
                     arguments: verifyCommand, timeout: .seconds(Int64(verify.timeoutSeconds)), environment: verify.environment,
-                    purpose: .verify)))
+                    purpose: .verify, sessionDirectory: sessionDirectory)))
             } catch {
                 throw ExitError(.ioError, "simulate: cannot prepare the verify command: \(error.operation): \(describe(error))")
             }

@@ -34,6 +34,8 @@ public struct SimulationServices: Sendable {
     public var verifyCommand: [String]?
     /// `--mock-verify OUTCOMES`: a scripted verify command (each check takes the next, the last repeats).
     public var mockVerify: [ScriptedCommandRunner.Step]?
+    /// The session directory given to real commands (`SessionDirectory`); set by the run.
+    public var sessionDirectory: String?
 
     public static let defaultSendTimeoutSeconds = 10
     public static let sendTimeoutRange = 1...3_600
@@ -167,7 +169,7 @@ public struct SimulationServices: Sendable {
     func makeRunner() throws(ExitError) -> CommandService {
         if let sendCommand {
             do throws(HALError) {
-                return .process(try ProcessRunner(.init(arguments: sendCommand, timeout: sendTimeout)))
+                return .process(try ProcessRunner(.init(arguments: sendCommand, timeout: sendTimeout, sessionDirectory: sessionDirectory)))
             } catch {
                 throw ExitError(.ioError, "simulate: cannot prepare the send command: \(error.operation): \(describe(error))")
             }
@@ -222,6 +224,18 @@ func runHeadlessRealtime(
     var device = MockDevice(settings: settings, clock: clock, delay: SleepDelay())
     try device.startDisplay(now: clock.now())
     let line = RecordingLED(clock: clock)
+    // Real commands get a private session directory, removed at the end of the run.
+    var services = services
+    var session: SessionDirectory?
+    if services.sendCommand != nil || services.verifyCommand != nil {
+        do throws(HALError) {
+            session = try SessionDirectory.forThisProcess()
+        } catch {
+            throw ExitError(.ioError, "simulate: cannot make the session directory: \(error.operation): \(describe(error))")
+        }
+        services.sessionDirectory = session?.path
+    }
+    defer { session?.remove() }
     let runner = try services.makeRunner()
     let verifier = try services.makeVerifier()
     var inner: LinuxEventSource

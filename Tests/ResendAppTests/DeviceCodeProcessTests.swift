@@ -1,3 +1,4 @@
+import Glibc
 import HAL
 import ResendApp
 import HALMock
@@ -97,5 +98,36 @@ struct KeypadStateRequiredTests {
         }
         let plain = try? RunOptions.parse(["--config", "/k.json5", "--state-file", "off"], readConfig: { _ in .text("{}") })
         #expect(plain?.stateFile == nil)
+    }
+}
+
+@Suite("The session directory through the simulator and real commands")
+struct SessionDirectoryProcessTests {
+    @Test("both commands get RESEND_SESSION_DIR, private (0700); a send leaves an id for the check; the next send starts empty; it is gone after the run")
+    func sendAndCheckShareASession() throws {
+        let directory = StateDirectory()
+        directory.write("send.sh", """
+            ls -A "$RESEND_SESSION_DIR" >> \(directory.path)/seen-at-send
+            stat -c %a "$RESEND_SESSION_DIR" > \(directory.path)/mode
+            printf '%s' "$RESEND_SESSION_DIR" > \(directory.path)/session-path
+            echo VE42 > "$RESEND_SESSION_DIR/sid"
+            """)
+        directory.write("verify.sh", """
+            read code
+            [ "$(cat "$RESEND_SESSION_DIR/sid")" = VE42 ] && exit 0
+            exit 1
+            """)
+        let result = runCLI(
+            ["simulate", "--config", "kp.json5", "--headless", "--realtime", "--duration", "1",
+             "--send-command", "sh " + directory.path + "/send.sh", "--verify-command", "sh " + directory.path + "/verify.sh",
+             "--script", "press@0 keys@0.3:1234# press@1.8 end@2.5"],
+            files: ["kp.json5": "{ keypad: { enabled: true, verify: { command: ['/bin/true'] } } }"])
+        #expect(result.code == .ok)
+        #expect(result.err == [])
+        #expect(result.out.contains { $0.contains("|Code accepted   |") }, "the check read the send's id")
+        #expect(directory.read("seen-at-send") == "", "each send starts with an empty directory")
+        #expect(directory.read("mode") == "700\n")
+        let session = try #require(directory.read("session-path"))
+        #expect(access(session, F_OK) != 0, "removed at the end of the run")
     }
 }

@@ -96,6 +96,10 @@ int rb_pidfd_open(int pid);
 /// blocks only until the pool is initialised at boot), through syscall(2) so older C libraries
 /// work too; short reads and EINTR are retried. 0 when every byte was filled, -1 with errno.
 int rb_getrandom(uint8_t *buffer, size_t count);
+/// Removes everything inside the directory `path` (opened with O_NOFOLLOW: a symbolic link there
+/// is refused), without following symbolic links inside it: a link is removed, never its target;
+/// a subdirectory is emptied the same way, then removed. 0 when done, -1 with errno.
+int rb_empty_directory(const char *path);
 /// Reaps the child `pid` if it ended (waitpid with WNOHANG): returns 1 and sets `*signalled` (0
 /// exited, 1 killed by a signal) and `*value` (exit status or signal number); 0 when it still runs.
 int rb_reap(int pid, int *signalled, int *value);
