@@ -1,6 +1,7 @@
 import HAL
 import HALLinux
 import HALMock
+import ResendConfig
 import ResendCore
 
 /// The loop's environment as `run` and the simulators build it: their own source, display, LED,

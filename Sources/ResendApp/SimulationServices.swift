@@ -2,6 +2,7 @@ import CharacterLCD
 import HAL
 import HALLinux
 import HALMock
+import ResendConfig
 import ResendCore
 
 /// The deployable behaviour in the simulator (`simulate` flags): the send command (a real one, or a
@@ -112,6 +113,9 @@ public struct SimulationServices: Sendable {
             services.policy.cooldowns = cooldowns
         }
         try services.parseVerify(arguments, headless: headless, command: command)
+        if keypad?.code.source == .device && !services.hasSendCommand {
+            throw ExitError(.usage, "\(command): keypad.code.source is \"device\": the code made on the device goes to a send command; give --mock-send (or --send-command with --headless --realtime)")
+        }
         switch (arguments.value("max-sends"), arguments.value("window")) {
         case (nil, nil):
             break

@@ -71,6 +71,13 @@ struct DeviceCodeProcessTests {
         #expect(good.out.joined().contains("code made on the device (6 digits, checked here)"))
     }
 
+    @Test("simulate with a code made on the device needs a send command: exit 64 saying which flags")
+    func simulateNeedsASendCommand() {
+        let result = runCLI(["simulate", "--config", "kp.json5", "--headless", "--script", "press@0"], files: deviceConfig())
+        #expect(result.code == .usage)
+        #expect(result.err == ["simulate: keypad.code.source is \"device\": the code made on the device goes to a send command; give --mock-send (or --send-command with --headless --realtime)"])
+    }
+
     @Test("opensWithoutSend: a digit opens code entry with no send, the verify command checks, and attempts still lead to a lockout")
     func opensWithoutSend() {
         let result = runCLI(

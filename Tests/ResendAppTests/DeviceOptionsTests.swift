@@ -2,6 +2,7 @@ import CharacterLCD
 import HAL
 import HALLinux
 import ResendApp
+import ResendConfig
 import Testing
 
 /// Runs `body`; returns the ExitError it threw, or nil.
@@ -11,15 +12,6 @@ func exitError<T>(_ body: () throws(ExitError) -> T) -> ExitError? {
         return nil
     } catch {
         return error
-    }
-}
-
-/// A console that keeps what a user would see.
-final class CapturedConsole {
-    var out: [String] = []
-    var err: [String] = []
-    var console: Console {
-        Console(out: { self.out.append($0) }, err: { self.err.append($0) }, readFile: { _ in nil })
     }
 }
 

@@ -1,6 +1,7 @@
 import HAL
 import HALMock
 import ResendApp
+import ResendConfig
 import ResendCore
 import Testing
 
@@ -222,6 +223,6 @@ struct FuzzRegressionTests {
     func configArguments(arguments: [String], message: String) {
         let result = runCLI(arguments)
         #expect(result.code == .usage)
-        #expect(result.err == [message])
+        #expect(result.err.joined(separator: "\n") == message, "two lines: the reason, then the usage")
     }
 }

@@ -4,6 +4,7 @@ import HAL
 import ResendCore
 import Testing
 @testable import ResendApp
+@testable import ResendConfig
 
 /// A temporary directory standing in for /dev/input/by-id: a file at `path` is the device's link;
 /// opening it adopts a pipe the test writes struct input_event records into (64-bit layout).
@@ -199,14 +200,5 @@ struct KeypadEvdevTests {
         let error = exitError { () throws(ExitError) in _ = try EvdevKeypadAttachment(evdevKeypad(nil), source: &source) }
         #expect(error?.code == .config)
         #expect(error?.message.hasPrefix("keypad.device: is null") == true)
-    }
-}
-
-private func exitError(_ body: () throws(ExitError) -> Void) -> ExitError? {
-    do throws(ExitError) {
-        try body()
-        return nil
-    } catch {
-        return error
     }
 }
