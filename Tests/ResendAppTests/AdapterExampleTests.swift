@@ -1,5 +1,6 @@
 import Testing
 @testable import ResendApp
+@testable import ResendConfig
 
 /// The example configurations of docs/verification.md, one per adapter route.
 @Suite("board/examples: the verification routes' example configurations")
