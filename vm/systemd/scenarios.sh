@@ -4,15 +4,19 @@
 # under systemd (Debian 12, /bin/sh is dash) once the system is up. They make the simulated
 # hardware (gpio-sim lines "button" and "led", the i2c-plain adapter with its recording "LCD" at
 # 0x27), install the .deb of scripts/package with dpkg (postinst: systemd-sysusers, udev trigger,
-# enable, start), and check the service as systemd runs it. Markers as in the busybox VM:
+# enable, start), and check the service as systemd runs it. Results as in every guest (vm/lib.sh):
 #     --- SCENARIO systemd-<n> BEGIN: <what>
-#     SCENARIO systemd-<n> PASS|FAIL|SKIP: <what or why>
+#     RESULT systemd-<n> pass|fail|skip <seconds> <what or why>
 #     VM-TEST DONE failures=<count>
 # then the verdict leaves through isa-debug-exit (port 0xf4).
 #
 # For the test only, a drop-in sets WatchdogSec=3s (the unit's 30 s would make the watchdog
 # scenario slow); it is in place before the package is installed, so the first start has it.
 # shellcheck disable=SC2317 # predicates are called through wait_until
+# shellcheck source=../lib.sh disable=SC1091 # /vm/lib.sh in the guest
+# shellcheck disable=SC2034 # lib.sh reads them
+ID_PREFIX=systemd- WAIT_POLL=0.1
+. /vm/lib.sh
 # shellcheck source=../hardware.sh disable=SC1091 # /vm/hardware.sh in the guest
 . /vm/hardware.sh
 # shellcheck disable=SC2034 # hardware.sh reads it
@@ -24,15 +28,9 @@ SENT_BY=$STATE_DIR/sent-by
 CONFIG=/etc/resend-button/config.json5
 COOLDOWN=40
 WATCHDOG_SEC=3
-TOLERANCE=0.050
 # The countdown across the watchdog restart (state file in wall-clock milliseconds, as scenario 6
 # of the busybox VM).
 RESUME_TOLERANCE=0.250
-failures=0
-
-begin() { echo; echo "--- SCENARIO systemd-$1 BEGIN: $2"; }
-pass() { echo "SCENARIO systemd-$1 PASS: $2"; }
-fail() { echo "SCENARIO systemd-$1 FAIL: $2"; failures=$((failures + 1)); }
 
 leave() {
     echo "VM-TEST DONE failures=$failures"
@@ -41,19 +39,8 @@ leave() {
     systemctl poweroff --force --force
 }
 
-now() { cut -d' ' -f1 /proc/uptime; }
-# wait_until SECONDS COMMAND...: polls COMMAND every 100 ms; false when it never succeeded.
-wait_until() {
-    limit=$(awk -v now="$(now)" -v s="$1" 'BEGIN { print now + s }')
-    shift
-    while ! "$@"; do
-        if awk -v now="$(now)" -v limit="$limit" 'BEGIN { exit !(now > limit) }'; then return 1; fi
-        sleep 0.1
-    done
-}
 # sleep_until UPTIME: sleeps until /proc/uptime reaches UPTIME.
 sleep_until() { sleep "$(awk -v now="$(now)" -v t="$1" 'BEGIN { d = t - now; printf "%.2f", (d > 0 ? d : 0) }')"; }
-difference() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
 property() { systemctl show -p "$1" --value "$UNIT"; }
 active() { [ "$(property ActiveState)" = active ]; }
