@@ -94,6 +94,7 @@ pi3_pack() {
     rm -f "$staging/ready" "$staging/usr/bin/qemu-x86_64-static"
     mkdir -p "$staging"/{bin,lib/modules/vm,vm/pi3,usr/bin}
     install -m 0755 vm/pi3/init "$staging/init"
+    install -m 0644 vm/lib.sh "$staging/vm/"
     install -m 0644 vm/pi3/scenarios.sh "$staging/vm/pi3/"
     echo "$variant" >"$staging/vm/variant"
     for ko in i2c-bcm2835 i2c-dev bcm2835_wdt evdev uinput; do
@@ -148,15 +149,17 @@ pi3_offset() {
     ' "$1" "$2"
 }
 
-# pi3_glass VARIANT LOG TRACE: the host half of pi3-glass; appends its SCENARIO line to LOG.
+# pi3_glass VARIANT LOG TRACE: the host half of pi3-glass; appends its RESULT line to LOG (with
+# the seconds the guest's half took, from its GUEST-OK line).
 pi3_glass() {
     local variant=$1 log=$2 trace=$3 id=pi3-glass
-    local text
+    local text seconds
     text=$(tr -d '\r' <"$log")
     grep -q '^PI3-GLASS GUEST-OK' <<<"$text" || return 0 # the guest said FAIL (or never got there)
+    seconds=$(sed -n 's/^PI3-GLASS GUEST-OK seconds=\([0-9.]*\) .*/\1/p' <<<"$text" | head -n 1)
     local pre post offset half drift
     if ! pre=$(pi3_offset <(echo "$text") "$trace" 16 8) || ! post=$(pi3_offset <(echo "$text") "$trace" 32 8); then
-        echo "SCENARIO $id FAIL: the time marks do not tie the trace to the guest's clock (before: $pre; after: $post)" >>"$log"
+        echo "RESULT $id fail $seconds the time marks do not tie the trace to the guest's clock (before: $pre; after: $post)" >>"$log"
         return 0
     fi
     offset=${pre% *}
@@ -172,7 +175,7 @@ pi3_glass() {
     # The record's timeline is the Pi's bus at the device tree's 100 kHz (vm/pi3/trace-record.awk
     # says how and why); the decoder lays the bytes out at the same rate.
     "$decoder" --columns 16 --rows 2 --address 0x27 --bus-hz 100000 <"$record" >"$glass" 2>&1 || status=$?
-    local started seconds=60 figures=() row cell bytes transactions
+    local started figures=() row cell bytes transactions
     started=$(sed -n 's/^PI3-LOG \([0-9.]*\) countdown started\( .*\)\{0,1\}$/\1/p' <<<"$text" | head -n 1)
     local rows=("LCD init (datasheet 4-bit dance)" "first paint (Verification / Send code)" "press (Send code -> Resend (60))"
         "tick, one digit changes" "tick, two digits change" "end of countdown (-> Resend)" "whole 60 s countdown (press frame to Resend)")
@@ -188,7 +191,7 @@ pi3_glass() {
     local tolerance
     tolerance=$(awk -v h="$half" 'BEGIN { printf "%.6f", 0.050 + h / 1e6 }')
     local verdict
-    verdict=$(awk -v seconds="$seconds" -v started="$started" -v tolerance="$tolerance" \
+    verdict=$(awk -v seconds=60 -v started="$started" -v tolerance="$tolerance" \
         -v init_b="${figures[0]}" -v init_tx="${figures[1]}" -v paint_b="${figures[2]}" -v paint_tx="${figures[3]}" \
         -v press_b="${figures[4]}" -v press_tx="${figures[5]}" -v one_b="${figures[6]}" -v one_tx="${figures[7]}" \
         -v two_b="${figures[8]}" -v two_tx="${figures[9]}" -v end_b="${figures[10]}" -v end_tx="${figures[11]}" \
@@ -198,11 +201,11 @@ pi3_glass() {
         echo "--- the bytes per transaction: $(awk '{ n[$8]++ } END { for (k in n) printf "%s B x%d, ", k, n[k] }' "$record")"
         sed 's/^/    /' "$glass" | head -n 200
         if [[ $status != 0 ]]; then
-            echo "SCENARIO $id FAIL: hd44780-decode exited with $status"
+            echo "RESULT $id fail $seconds hd44780-decode exited with $status"
         elif [[ ${verdict%% *} != PASS ]]; then
-            echo "SCENARIO $id FAIL: ${verdict#FAIL }"
+            echo "RESULT $id fail $seconds ${verdict#FAIL }"
         else
-            echo "SCENARIO $id PASS: decoded from qemu's I2C trace (clocks tied by marks +-$half us, press frame bound $tolerance s): ${verdict#PASS }"
+            echo "RESULT $id pass $seconds decoded from qemu's I2C trace (clocks tied by marks +-$half us, press frame bound $tolerance s): ${verdict#PASS }"
         fi
     } >>"$log"
 }

@@ -13,11 +13,11 @@
 # For the test only, a drop-in sets WatchdogSec=3s (the unit's 30 s would make the watchdog
 # scenario slow); it is in place before the package is installed, so the first start has it.
 # shellcheck disable=SC2317 # predicates are called through wait_until
-# shellcheck source=../lib.sh disable=SC1091 # /vm/lib.sh in the guest
+# shellcheck source=../lib.sh source-path=SCRIPTDIR disable=SC1091 # /vm/lib.sh in the guest
 # shellcheck disable=SC2034 # lib.sh reads them
 ID_PREFIX=systemd- WAIT_POLL=0.1
 . /vm/lib.sh
-# shellcheck source=../hardware.sh disable=SC1091 # /vm/hardware.sh in the guest
+# shellcheck source=../hardware.sh source-path=SCRIPTDIR disable=SC1091 # /vm/hardware.sh in the guest
 . /vm/hardware.sh
 # shellcheck disable=SC2034 # hardware.sh reads it
 ADAPTER=plain
