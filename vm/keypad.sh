@@ -33,45 +33,12 @@
 . /vm/lib.sh
 BIN=/usr/bin/resend-button
 BUS=$(lcd_bus)
-KM=/sys/kernel/debug/gpio-keymatrix
 CODE=2468
 DOOR_CONFIG=/sys/kernel/config/gpio-sim/keypad
 
 file_has() { grep -q "$2" "$1" 2>/dev/null; }
 
 # --- the hardware ------------------------------------------------------------------------------
-
-# keymatrix_chip: gpiochipN of gpio-keymatrix (empty when not loaded).
-keymatrix_chip() { gpiodetect | sed -n 's/^\(gpiochip[0-9]*\) \[gpio-keymatrix\].*/\1/p'; }
-km_key() { echo "$1 $2 $3" > "$KM/keys"; }
-km_release_all() { echo "release all" > "$KM/keys"; }
-km_record() { cat "$KM/record"; }
-km_record_clear() { echo > "$KM/record"; }
-km_shorts() { cat "$KM/shorts"; }
-# The 4x3 layout: the row and column of a key.
-key_position() {
-    case $1 in
-        1) echo "0 0" ;; 2) echo "0 1" ;; 3) echo "0 2" ;;
-        4) echo "1 0" ;; 5) echo "1 1" ;; 6) echo "1 2" ;;
-        7) echo "2 0" ;; 8) echo "2 1" ;; 9) echo "2 2" ;;
-        '*') echo "3 0" ;; 0) echo "3 1" ;; '#') echo "3 2" ;;
-    esac
-}
-# matrix_type KEYS [HOLD GAP]: presses and releases each key in turn (seconds; default 0.1, 0.15).
-matrix_type() {
-    keys=$1 hold=${2:-0.1} gap=${3:-0.15}
-    while [ -n "$keys" ]; do
-        rest=${keys#?}
-        k=${keys%"$rest"}
-        # shellcheck disable=SC2046 # row and column are two words
-        set -- $(key_position "$k")
-        km_key press "$1" "$2"
-        sleep "$hold"
-        km_key release "$1" "$2"
-        keys=$rest
-        [ -n "$keys" ] && sleep "$gap"
-    done
-}
 
 door_value() { cat "/sys/devices/platform/$(cat "$DOOR_CONFIG/dev_name")/$(cat "$DOOR_CONFIG/bank0/chip_name")/sim_gpio0/value"; }
 door_is() { [ "$(door_value)" = "$1" ]; }
@@ -284,6 +251,12 @@ idle_switches() {
 }
 # decode LOG: the glass from the plain adapter's record, one line per transaction, into LOG.
 decode() { record_dump | hd44780-decode --columns 16 --rows 2 --address "$LCD_ADDRESS" >"$1" 2>&1; }
+# show_glass DECODED: decodes into DECODED and prints the rows of the transactions that changed it.
+show_glass() {
+    decode "$1"
+    echo "the glass (transactions that changed it):"
+    sed 's/^[^|]*/    /' "$1" | uniq
+}
 # glass_has DECODED TEXT: a transaction showed TEXT on some row.
 glass_has() { grep -qF "|$2" "$1"; }
 # last_field DECODED: the last "Code: ..." row the glass showed.
@@ -303,6 +276,14 @@ entry_open() { has "$1" "entry opened"; }
 # The pulse's end: run logs `output inactive` once at start (driven inactive), again after it.
 pulse_end() { grep "^[0-9.]* output inactive\( \|\$\)" "$1" | sed -n 2p | cut -d' ' -f1; }
 pulse_ended() { [ -n "$(pulse_end "$1")" ]; }
+# await_door_pulse LOG: waits for the door to open (5 s) and the pulse to end (3 s); sets
+# DOOR_SEEN (1: the line read 1) and DOOR_AFTER (its level after the pulse).
+await_door_pulse() {
+    DOOR_SEEN=0
+    wait_until 5 door_is 1 && DOOR_SEEN=1
+    wait_until 3 pulse_ended "$1"
+    DOOR_AFTER=$(door_value)
+}
 door_pulse_check() { # door_pulse_check LOG: sets DOOR_OK and DOOR_TEXT
     active=$(stamp "$1" "output active")
     inactive=$(pulse_end "$1")
@@ -353,16 +334,11 @@ scenario_matrix() {
     door_after_wrong=$(door_value)
     # keypad-1: the code.
     matrix_type "$CODE#"
-    DOOR_SEEN=0
-    wait_until 5 door_is 1 && DOOR_SEEN=1
-    wait_until 3 pulse_ended "$log"
-    DOOR_AFTER=$(door_value)
+    await_door_pulse "$log"
     sleep 2.2
     stop_run
     show_log "$log"
-    decode /tmp/keypad-matrix.glass
-    echo "the glass (transactions that changed it):"
-    sed 's/^[^|]*/    /' /tmp/keypad-matrix.glass | uniq
+    show_glass /tmp/keypad-matrix.glass
     echo "the verify command got codes of length: $(tr '\n' ' ' <"$VERIFY_CALLS" 2>/dev/null)"
     against=$(rows_against_each_other)
     shorts_after=$(km_shorts)
@@ -490,19 +466,14 @@ scenario_pulldown_rows() {
     press_button
     wait_until 5 entry_open "$log"
     matrix_type "$CODE#"
-    DOOR_SEEN=0
-    wait_until 5 door_is 1 && DOOR_SEEN=1
-    wait_until 3 pulse_ended "$log"
-    DOOR_AFTER=$(door_value)
+    await_door_pulse "$log"
     undefined=$(undefined_count)
     stop_run
     # shellcheck disable=SC2046 # four numbers
     set -- $(row_drive_times)
     echo "rows driven low within a scan: $1 times, for min $2 us, median $3 us, max $4 us (the settle wait plus reading 3 columns; qemu TCG)"
     show_log "$log"
-    decode /tmp/keypad-pulls.glass
-    echo "the glass (transactions that changed it):"
-    sed 's/^[^|]*/    /' /tmp/keypad-pulls.glass | uniq
+    show_glass /tmp/keypad-pulls.glass
     echo "the verify command got codes of length: $(tr '\n' ' ' <"$VERIFY_CALLS" 2>/dev/null)"
     echo "undefined levels recorded while run scanned: $undefined"
     km_record | grep ' undefined ' | head -n 5 | sed 's/^/    /'
@@ -584,16 +555,11 @@ scenario_evdev() {
     decode /tmp/keypad-evdev.glass1
     field_after_replug=$(last_field /tmp/keypad-evdev.glass1)
     kp_do typed type "468#" 150 50
-    DOOR_SEEN=0
-    wait_until 5 door_is 1 && DOOR_SEEN=1
-    wait_until 3 pulse_ended "$log"
-    DOOR_AFTER=$(door_value)
+    await_door_pulse "$log"
     stop_run
     kp_stop
     show_log "$log"
-    decode /tmp/keypad-evdev.glass
-    echo "the glass (transactions that changed it):"
-    sed 's/^[^|]*/    /' /tmp/keypad-evdev.glass | uniq
+    show_glass /tmp/keypad-evdev.glass
     echo "uinput-keypad: $(tr '\n' ';' <"$KP_OUT")"
     echo "a reader without the grab got: $grabbed; run reopened the device after the replug: $([ "$reopened" = 0 ] && echo yes || echo no) (replugged at $replugged_at); field then: '$field_after_replug'"
     door_pulse_check "$log"
@@ -690,16 +656,11 @@ scenario_evdev_drop() {
     decode /tmp/keypad-drop.glass1
     field_after_stall=$(last_field /tmp/keypad-drop.glass1)
     kp_do typed type "8#" 150 50
-    DOOR_SEEN=0
-    wait_until 5 door_is 1 && DOOR_SEEN=1
-    wait_until 3 pulse_ended "$log"
-    DOOR_AFTER=$(door_value)
+    await_door_pulse "$log"
     stop_run
     kp_stop
     show_log "$log"
-    decode /tmp/keypad-drop.glass
-    echo "the glass (transactions that changed it):"
-    sed 's/^[^|]*/    /' /tmp/keypad-drop.glass | uniq
+    show_glass /tmp/keypad-drop.glass
     echo "uinput-keypad: $(tr '\n' ';' <"$KP_OUT")"
     flooded=$(kp_answers flooded)
     echo "run stopped for $(difference "$stopped_at" "$continued_at") s; flood answered: $((flooded - flooded_before)); field after SIGCONT: '$field_after_stall'"

@@ -336,35 +336,11 @@ cp /tmp/config.good "$CONFIG"
 # chip of its own) with a 30 s pulse, so that every kill lands inside a pulse. gpio-sim's
 # persist_outputs (vm/module/Makefile) keeps a released output at its level, as Raspberry Pi
 # kernels do: without the unit's ExecStopPost the door would stay at 1 after a crash.
-KM=/sys/kernel/debug/gpio-keymatrix
 DOOR_SIM=/sys/kernel/config/gpio-sim/door
 CODE=2468
 DOOR_STATE=$STATE_DIR/door-state.json
 door_value() { cat "/sys/devices/platform/$(cat "$DOOR_SIM/dev_name")/$(cat "$DOOR_SIM/bank0/chip_name")/sim_gpio0/value"; }
 door_is() { [ "$(door_value)" = "$1" ]; }
-km_key() { echo "$1 $2 $3" >"$KM/keys"; }
-key_position() {
-    case $1 in
-        1) echo "0 0" ;; 2) echo "0 1" ;; 3) echo "0 2" ;;
-        4) echo "1 0" ;; 5) echo "1 1" ;; 6) echo "1 2" ;;
-        7) echo "2 0" ;; 8) echo "2 1" ;; 9) echo "2 2" ;;
-        '*') echo "3 0" ;; 0) echo "3 1" ;; '#') echo "3 2" ;;
-    esac
-}
-matrix_type() { # matrix_type KEYS: presses and releases each key in turn
-    keys=$1
-    while [ -n "$keys" ]; do
-        rest=${keys#?}
-        k=${keys%"$rest"}
-        # shellcheck disable=SC2046 # row and column are two words
-        set -- $(key_position "$k")
-        km_key press "$1" "$2"
-        sleep 0.1
-        km_key release "$1" "$2"
-        keys=$rest
-        sleep 0.15
-    done
-}
 holds_keypad() { active && gpioinfo 2>/dev/null | grep '"KP_R0"' | grep -q '\[used'; }
 hook_lines() { journal | grep -c '^output off: keypad output door .* driven inactive (low)$'; }
 # monotonic_stamp UNIT-OR-TAG PATTERN: the monotonic time (s since boot, /proc/uptime's clock) at
