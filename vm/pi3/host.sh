@@ -189,7 +189,7 @@ pi3_led() {
             if (level[1] != 0 || level[2] != 1) { printf "FAIL the first changes were to %s and %s, not 0 (off) and 1 (on)\n", level[1], level[2]; exit }
             if (abs(off) > tolerance) { printf "FAIL the LED went off %+.3f s from countdown started, not within %.3f s\n", off, tolerance; exit }
             if (abs(on) > tolerance) { printf "FAIL the LED came on %+.3f s from countdown finished, not within %.3f s\n", on, tolerance; exit }
-            printf "PASS GPIO27 off %+.1f ms from countdown started, on %+.1f ms from countdown finished (off for %.3f s), no change between; %d changes in the whole run\n", off * 1000, on * 1000, when[2] - when[1], n
+            printf "PASS GPIO27 off %+.1f ms from countdown started, on %+.1f ms from countdown finished (off for %.3f s), no change between; %d changes between the marks\n", off * 1000, on * 1000, when[2] - when[1], n
         }' "$1"
 }
 
