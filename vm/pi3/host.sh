@@ -28,8 +28,9 @@
 # enables it, so the guest never sees it) and resumes; `-trace bcm2835_ic_set_gpu_irq` then
 # stamps each level of GPIO27 with the host's clock, mapped onto the guest's by the same marks
 # (pi3_led). (A pca9552's GPIO input, the other sink qemu offers, traces nothing on input
-# changes.) The level set when the line is requested is not seen (the kernel writes the value
-# before it makes the pin an output); every change after it is.
+# changes.) The level written when the line is requested shows only when the pin is already an
+# output (the kernel writes the value before it makes the pin an output; after pi3-glass's warm-up
+# run it is one); every change after it shows.
 #
 # QEMU: raspi3b with these devices needs QEMU 10 (Debian bookworm-backports); installing it would
 # replace the machine's qemu-system-common, which the other guests' QEMU 7.2 needs, so it is only
@@ -171,8 +172,9 @@ pi3_offset() {
 # pi3_led TRACE OFFSET FROM TO STARTED FINISHED TOLERANCE: the verdict on the LED line from qemu's
 # trace (host microseconds FROM..TO, OFFSET host minus guest) against the countdown's log stamps
 # (guest seconds): "PASS <what>" or "FAIL <why>". The LED is on while Send is available: the first
-# change in the window turns it off at the countdown's start, the next turns it on at its end,
-# each within TOLERANCE seconds, and nothing changes it in between.
+# change from TOLERANCE seconds before the countdown's start on turns it off within TOLERANCE of
+# the start, the next turns it on within TOLERANCE of the end, and a change before them (the run's
+# start, when the pin was already an output) left it on.
 pi3_led() {
     awk -v irq="$pi3_led_irq" -v offset_us="$2" -v from_us="$3" -v to_us="$4" -v started="$5" -v finished="$6" -v tolerance="$7" '
         function abs(x) { return x < 0 ? -x : x }
@@ -184,12 +186,14 @@ pi3_led() {
         }
         END {
             if (started == "" || finished == "") { print "FAIL no countdown started/finished in the log"; exit }
-            if (n < 2) { printf "FAIL the LED line changed %d times during the run, not off at the start and on at the end\n", n; exit }
-            off = when[1] - started; on = when[2] - finished
-            if (level[1] != 0 || level[2] != 1) { printf "FAIL the first changes were to %s and %s, not 0 (off) and 1 (on)\n", level[1], level[2]; exit }
+            for (k = 1; k <= n && when[k] < started - tolerance; k++) before = level[k]
+            if (before == "0") { printf "FAIL the LED was off (its last change, at %.3f, was to 0) when the countdown started\n", when[k - 1]; exit }
+            if (k + 1 > n) { printf "FAIL the LED line changed %d times from the countdown on, not off at its start and on at its end\n", n - k + 1; exit }
+            off = when[k] - started; on = when[k + 1] - finished
+            if (level[k] != 0 || level[k + 1] != 1) { printf "FAIL from the countdown on the LED changed to %s and then %s, not 0 (off) and 1 (on)\n", level[k], level[k + 1]; exit }
             if (abs(off) > tolerance) { printf "FAIL the LED went off %+.3f s from countdown started, not within %.3f s\n", off, tolerance; exit }
             if (abs(on) > tolerance) { printf "FAIL the LED came on %+.3f s from countdown finished, not within %.3f s\n", on, tolerance; exit }
-            printf "PASS GPIO27 off %+.1f ms from countdown started, on %+.1f ms from countdown finished (off for %.3f s), no change between; %d changes between the marks\n", off * 1000, on * 1000, when[2] - when[1], n
+            printf "PASS GPIO27 off %+.1f ms from countdown started, on %+.1f ms from countdown finished (off for %.3f s), no change between; %d changes between the marks%s\n", off * 1000, on * 1000, when[k + 1] - when[k], n, (k > 1 ? sprintf(", on %.3f s before the start", started - when[k - 1]) : "")
         }' "$1"
 }
 
