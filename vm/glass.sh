@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # The glass scenario of vm-test (i2c-plain only): sourced by vm/scenarios.sh when ADAPTER=plain,
-# after its helpers (begin, pass, fail, start_run, stop_run, ...) are defined.
+# after vm/lib.sh and its helpers (begin, pass, fail, start_run, stop_run, ...) are defined.
 #
 # A 60 s countdown on the plain adapter, then the adapter's record (every message the program
 # wrote, vm/module/i2c-plain.c) decoded by hd44780-decode (HALMock's HD44780 emulator, built by

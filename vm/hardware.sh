@@ -146,3 +146,38 @@ stub_fill_identity() {
 stub_send() { $I2CSET -y "$(stub_bus)" "$1" "$2"; }
 # stub_receive ADDRESS: one SMBus receive-byte, printed as 0xNN.
 stub_receive() { $I2CGET -y "$(stub_bus)" "$1"; }
+
+# The key matrix: our gpio-keymatrix module (vm/module/gpio-keymatrix.c), 4x3, lines KP_R0..KP_R3
+# (rows) and KP_C0..KP_C2 (columns); keys are pressed through its debugfs files.
+KM=/sys/kernel/debug/gpio-keymatrix
+# keymatrix_chip: gpiochipN of gpio-keymatrix (empty when not loaded).
+keymatrix_chip() { gpiodetect | sed -n 's/^\(gpiochip[0-9]*\) \[gpio-keymatrix\].*/\1/p'; }
+km_key() { echo "$1 $2 $3" >"$KM/keys"; }
+km_release_all() { echo "release all" >"$KM/keys"; }
+km_record() { cat "$KM/record"; }
+km_record_clear() { echo > "$KM/record"; }
+km_shorts() { cat "$KM/shorts"; }
+# The 4x3 layout: the row and column of a key.
+key_position() {
+    case $1 in
+        1) echo "0 0" ;; 2) echo "0 1" ;; 3) echo "0 2" ;;
+        4) echo "1 0" ;; 5) echo "1 1" ;; 6) echo "1 2" ;;
+        7) echo "2 0" ;; 8) echo "2 1" ;; 9) echo "2 2" ;;
+        '*') echo "3 0" ;; 0) echo "3 1" ;; '#') echo "3 2" ;;
+    esac
+}
+# matrix_type KEYS [HOLD GAP]: presses and releases each key in turn (seconds; default 0.1, 0.15).
+matrix_type() {
+    keys=$1 hold=${2:-0.1} gap=${3:-0.15}
+    while [ -n "$keys" ]; do
+        rest=${keys#?}
+        k=${keys%"$rest"}
+        # shellcheck disable=SC2046 # row and column are two words
+        set -- $(key_position "$k")
+        km_key press "$1" "$2"
+        sleep "$hold"
+        km_key release "$1" "$2"
+        keys=$rest
+        [ -n "$keys" ] && sleep "$gap"
+    done
+}

@@ -7,7 +7,7 @@
 # - an evdev keypad: uinput-keypad (vm/uinput-keypad.c) through Debian's uinput module, with a
 #   /dev/input/by-id link made by this script as udev would (the busybox guest has no udev);
 # - the output line ("door strike"): a gpio-sim line "door" on a chip of its own.
-# Scenarios (each prints `SCENARIO keypad-<n> PASS|FAIL|SKIP: ...`):
+# Scenarios (each ends with a RESULT line for keypad-<n>, vm/lib.sh):
 #   keypad-hw  the hardware alone, with the libgpiod tools and uinput-keypad (no resend-button)
 #   keypad-1   matrix: send, the code typed on the matrix, `#`, accepted; the door pulses; the
 #              glass shows the masked field and "Code accepted"; the code's digits not in the log
@@ -25,85 +25,20 @@
 #   keypad-8   evdev: idle, no wake-ups in 3 s
 #   keypad-9   evdev: run stalled (SIGSTOP) while the keypad overflows its event buffer
 #              (SYN_DROPPED): a lost release of a held * and a lost press come out right
-# keypad-1..8 SKIP (with the reason) while `run` does not drive the keypad yet. The exit status
-# is the number of failed scenarios.
+# The exit status is the number of failed scenarios.
 # shellcheck disable=SC2317 # predicates are called through wait_until
 # shellcheck source=hardware.sh source-path=SCRIPTDIR disable=SC1091 # /vm/hardware.sh in the guest
 . /vm/hardware.sh
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC1091 # /vm/lib.sh in the guest
+. /vm/lib.sh
 BIN=/usr/bin/resend-button
 BUS=$(lcd_bus)
-TOLERANCE=0.050
-failures=0
-KM=/sys/kernel/debug/gpio-keymatrix
-KP_DEVICE=/dev/input/by-id/usb-vmtest_keypad-event-kbd
 CODE=2468
 DOOR_CONFIG=/sys/kernel/config/gpio-sim/keypad
 
-# ID_PREFIX (from /init, e.g. "arm64-" on another architecture's guest) goes before every id.
-begin() { echo; echo "--- SCENARIO ${ID_PREFIX:-}$1 BEGIN: $2"; }
-pass() { echo "SCENARIO ${ID_PREFIX:-}$1 PASS: $2"; }
-fail() { echo "SCENARIO ${ID_PREFIX:-}$1 FAIL: $2"; failures=$((failures + 1)); }
-skip() { echo "SCENARIO ${ID_PREFIX:-}$1 SKIP: $2"; }
-
-now() { cut -d' ' -f1 /proc/uptime; }
-wait_until() {
-    limit=$(awk -v now="$(now)" -v s="$1" 'BEGIN { print now + s }')
-    shift
-    while ! "$@"; do
-        if awk -v now="$(now)" -v limit="$limit" 'BEGIN { exit !(now > limit) }'; then return 1; fi
-        sleep 0.05
-    done
-}
-count() { grep -c "^[0-9.]* $2\( \|\$\)" "$1"; }
-stamp() { grep -m 1 "^[0-9.]* $2\( \|\$\)" "$1" | cut -d' ' -f1; }
-has() { [ "$(count "$1" "$2")" -gt 0 ]; }
-field() { grep -m 1 "^[0-9.]* $2\( \|\$\)" "$1" | tr ' ' '\n' | sed -n "s/^$3=//p"; }
-line_of() { grep -m 1 "^[0-9.]* $2\( \|\$\)" "$1"; }
-difference() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-within() {
-    [ -n "$1" ] && [ -n "$2" ] &&
-        awk -v a="$1" -v b="$2" -v e="$3" -v t="$4" 'BEGIN { d = b - a - e; exit !(d <= t && -d <= t) }'
-}
-show_log() { echo "event log:"; sed 's/^/    /' "$1"; }
-running() { kill -0 "$1" 2>/dev/null; }
-not_running() { ! kill -0 "$1" 2>/dev/null; }
-exists() { [ -e "$1" ]; }
-absent() { [ ! -e "$1" ]; }
 file_has() { grep -q "$2" "$1" 2>/dev/null; }
 
 # --- the hardware ------------------------------------------------------------------------------
-
-# keymatrix_chip: gpiochipN of gpio-keymatrix (empty when not loaded).
-keymatrix_chip() { gpiodetect | sed -n 's/^\(gpiochip[0-9]*\) \[gpio-keymatrix\].*/\1/p'; }
-km_key() { echo "$1 $2 $3" > "$KM/keys"; }
-km_release_all() { echo "release all" > "$KM/keys"; }
-km_record() { cat "$KM/record"; }
-km_record_clear() { echo > "$KM/record"; }
-km_shorts() { cat "$KM/shorts"; }
-# The 4x3 layout: the row and column of a key.
-key_position() {
-    case $1 in
-        1) echo "0 0" ;; 2) echo "0 1" ;; 3) echo "0 2" ;;
-        4) echo "1 0" ;; 5) echo "1 1" ;; 6) echo "1 2" ;;
-        7) echo "2 0" ;; 8) echo "2 1" ;; 9) echo "2 2" ;;
-        '*') echo "3 0" ;; 0) echo "3 1" ;; '#') echo "3 2" ;;
-    esac
-}
-# matrix_type KEYS [HOLD GAP]: presses and releases each key in turn (seconds; default 0.1, 0.15).
-matrix_type() {
-    keys=$1 hold=${2:-0.1} gap=${3:-0.15}
-    while [ -n "$keys" ]; do
-        rest=${keys#?}
-        k=${keys%"$rest"}
-        # shellcheck disable=SC2046 # row and column are two words
-        set -- $(key_position "$k")
-        km_key press "$1" "$2"
-        sleep "$hold"
-        km_key release "$1" "$2"
-        keys=$rest
-        [ -n "$keys" ] && sleep "$gap"
-    done
-}
 
 door_value() { cat "/sys/devices/platform/$(cat "$DOOR_CONFIG/dev_name")/$(cat "$DOOR_CONFIG/bank0/chip_name")/sim_gpio0/value"; }
 door_is() { [ "$(door_value)" = "$1" ]; }
@@ -124,38 +59,6 @@ setup_uinput() {
     done
     wait_until 2 exists /dev/uinput && HAVE_UINPUT=1
 }
-
-# The uinput keypad: uinput-keypad reads commands from a fifo kept open on fd 3.
-KP_OUT=/tmp/uinput-keypad.out
-kp_start() {
-    rm -f /tmp/kp.fifo "$KP_OUT"
-    mkfifo /tmp/kp.fifo
-    uinput-keypad < /tmp/kp.fifo > "$KP_OUT" 2>&1 &
-    KP_PID=$!
-    exec 3> /tmp/kp.fifo
-}
-kp() { echo "$*" >&3; }
-kp_stop() { kp quit; exec 3>&-; wait "$KP_PID" 2>/dev/null; rm -f "$KP_DEVICE"; }
-# kp_answers PATTERN: answer lines so far (0 before uinput-keypad has made its output file).
-kp_answers() { n=$(grep -c "$1" "$KP_OUT" 2>/dev/null); echo "${n:-0}"; }
-# kp_do ANSWER COMMAND...: sends the command and waits (10 s) for one more answer line ANSWER.
-kp_do() {
-    answer=$1
-    shift
-    before=$(kp_answers "$answer")
-    kp "$@"
-    wait_until 10 kp_answered "$answer" "$before"
-}
-kp_answered() { [ "$(kp_answers "$1")" -gt "$2" ]; }
-# kp_plug: plugs the keypad and links KP_DEVICE to its eventN, as udev's by-id rule would.
-kp_plug() {
-    kp_do plugged plug || return 1
-    KP_EVENT=$(grep plugged "$KP_OUT" | tail -n 1 | cut -d' ' -f4)
-    wait_until 2 exists "/dev/input/$KP_EVENT" || return 1
-    mkdir -p /dev/input/by-id
-    ln -sf "../$KP_EVENT" "$KP_DEVICE"
-}
-kp_unplug() { rm -f "$KP_DEVICE"; kp_do unplugged unplug; }
 
 # --- keypad-hw -----------------------------------------------------------------------------------
 scenario_hw() {
@@ -311,35 +214,24 @@ run_holds_keypad() {
     if [ "$1" = matrix ]; then
         line_used KP_R0 && line_used KP_C0
     else
-        for fd in /proc/"$RUN_PID"/fd/*; do
-            [ "$(readlink "$fd" 2>/dev/null)" = "/dev/input/$KP_EVENT" ] && return 0
-        done
-        return 1
+        run_holds_keypad_device
     fi
 }
 
 # start_keypad_run LOG CONFIG BACKEND: run in the background ($RUN_PID); 0 when it came up and
-# holds the keypad, 1 when it did not come up, 2 when it runs without the keypad ($NOT_WIRED says
-# why).
+# holds the keypad; otherwise 1 and NOT_UP says what it lacked.
 start_keypad_run() {
     "$BIN" run --config "$2" >"$1" 2>&1 &
     RUN_PID=$!
-    wait_until 10 run_ready || return 1
+    if ! wait_until 10 run_ready; then
+        NOT_UP="run --config with the $3 keypad did not come up (button and LED held, LED 1) within 10 s"
+        return 1
+    fi
     wait_until 2 run_holds_keypad "$3" && return 0
-    said=$("$BIN" config check "$2" 2>&1 | grep -o '([^()]*not used yet[^()]*)' | head -n 1)
     what="no KP_ line requested"
     [ "$3" = evdev ] && what="$KP_DEVICE not open"
-    NOT_WIRED="run does not drive the $3 keypad yet: it came up without it ($what)${said:+; config check says $said}"
-    return 2
-}
-stop_run() {
-    kill -TERM "$RUN_PID" 2>/dev/null
-    if ! wait_until 5 not_running "$RUN_PID"; then
-        echo "run did not stop within 5 s of SIGTERM: SIGKILL"
-        kill -KILL "$RUN_PID" 2>/dev/null
-    fi
-    wait "$RUN_PID"
-    RUN_STATUS=$?
+    NOT_UP="run --config came up without the $3 keypad ($what 2 s after it was ready)"
+    return 1
 }
 press_button() {
     pull=$(sim_line_dir "$BUTTON_OFFSET")/pull
@@ -359,6 +251,12 @@ idle_switches() {
 }
 # decode LOG: the glass from the plain adapter's record, one line per transaction, into LOG.
 decode() { record_dump | hd44780-decode --columns 16 --rows 2 --address "$LCD_ADDRESS" >"$1" 2>&1; }
+# show_glass DECODED: decodes into DECODED and prints the rows of the transactions that changed it.
+show_glass() {
+    decode "$1"
+    echo "the glass (transactions that changed it):"
+    sed 's/^[^|]*/    /' "$1" | uniq
+}
 # glass_has DECODED TEXT: a transaction showed TEXT on some row.
 glass_has() { grep -qF "|$2" "$1"; }
 # last_field DECODED: the last "Code: ..." row the glass showed.
@@ -378,6 +276,14 @@ entry_open() { has "$1" "entry opened"; }
 # The pulse's end: run logs `output inactive` once at start (driven inactive), again after it.
 pulse_end() { grep "^[0-9.]* output inactive\( \|\$\)" "$1" | sed -n 2p | cut -d' ' -f1; }
 pulse_ended() { [ -n "$(pulse_end "$1")" ]; }
+# await_door_pulse LOG: waits for the door to open (5 s) and the pulse to end (3 s); sets
+# DOOR_SEEN (1: the line read 1) and DOOR_AFTER (its level after the pulse).
+await_door_pulse() {
+    DOOR_SEEN=0
+    wait_until 5 door_is 1 && DOOR_SEEN=1
+    wait_until 3 pulse_ended "$1"
+    DOOR_AFTER=$(door_value)
+}
 door_pulse_check() { # door_pulse_check LOG: sets DOOR_OK and DOOR_TEXT
     active=$(stamp "$1" "output active")
     inactive=$(pulse_end "$1")
@@ -398,16 +304,10 @@ scenario_matrix() {
     record_clear
     km_record_clear
     shorts_before=$(km_shorts)
-    start_keypad_run "$log" "$config" matrix
-    status=$?
-    if [ "$status" != 0 ]; then
+    if ! start_keypad_run "$log" "$config" matrix; then
         stop_run
         show_log "$log"
-        if [ "$status" = 2 ]; then
-            for n in 1 2 3 4 5; do skip "keypad-$n" "$NOT_WIRED"; done
-        else
-            for n in 1 2 3 4 5; do fail "keypad-$n" "run --config with the matrix keypad did not come up within 10 s (exit $RUN_STATUS)"; done
-        fi
+        for n in 1 2 3 4 5; do fail "keypad-$n" "$NOT_UP (exit $RUN_STATUS)"; done
         return
     fi
     # keypad-5: idle, before anything happens.
@@ -434,16 +334,11 @@ scenario_matrix() {
     door_after_wrong=$(door_value)
     # keypad-1: the code.
     matrix_type "$CODE#"
-    DOOR_SEEN=0
-    wait_until 5 door_is 1 && DOOR_SEEN=1
-    wait_until 3 pulse_ended "$log"
-    DOOR_AFTER=$(door_value)
+    await_door_pulse "$log"
     sleep 2.2
     stop_run
     show_log "$log"
-    decode /tmp/keypad-matrix.glass
-    echo "the glass (transactions that changed it):"
-    sed 's/^[^|]*/    /' /tmp/keypad-matrix.glass | uniq
+    show_glass /tmp/keypad-matrix.glass
     echo "the verify command got codes of length: $(tr '\n' ' ' <"$VERIFY_CALLS" 2>/dev/null)"
     against=$(rows_against_each_other)
     shorts_after=$(km_shorts)
@@ -559,12 +454,10 @@ scenario_pulldown_rows() {
     write_keypad_config "$config" matrix /tmp/keypad-pulls.state
     record_clear
     km_record_clear
-    start_keypad_run "$log" "$config" matrix
-    status=$?
-    if [ "$status" != 0 ]; then
+    if ! start_keypad_run "$log" "$config" matrix; then
         stop_run
         show_log "$log"
-        if [ "$status" = 2 ]; then skip "$id" "$NOT_WIRED"; else fail "$id" "run --config with the matrix keypad did not come up within 10 s (exit $RUN_STATUS)"; fi
+        fail "$id" "$NOT_UP (exit $RUN_STATUS)"
         echo > "$KM/pulls"
         return
     fi
@@ -573,19 +466,14 @@ scenario_pulldown_rows() {
     press_button
     wait_until 5 entry_open "$log"
     matrix_type "$CODE#"
-    DOOR_SEEN=0
-    wait_until 5 door_is 1 && DOOR_SEEN=1
-    wait_until 3 pulse_ended "$log"
-    DOOR_AFTER=$(door_value)
+    await_door_pulse "$log"
     undefined=$(undefined_count)
     stop_run
     # shellcheck disable=SC2046 # four numbers
     set -- $(row_drive_times)
     echo "rows driven low within a scan: $1 times, for min $2 us, median $3 us, max $4 us (the settle wait plus reading 3 columns; qemu TCG)"
     show_log "$log"
-    decode /tmp/keypad-pulls.glass
-    echo "the glass (transactions that changed it):"
-    sed 's/^[^|]*/    /' /tmp/keypad-pulls.glass | uniq
+    show_glass /tmp/keypad-pulls.glass
     echo "the verify command got codes of length: $(tr '\n' ' ' <"$VERIFY_CALLS" 2>/dev/null)"
     echo "undefined levels recorded while run scanned: $undefined"
     km_record | grep ' undefined ' | head -n 5 | sed 's/^/    /'
@@ -618,7 +506,7 @@ scenario_pulldown_rows() {
 scenario_evdev() {
     begin keypad-6 "evdev: the flow through a uinput keypad, grabbed; (keypad-7 unplug and replug mid-entry, keypad-8 idle)"
     if [ "$HAVE_UINPUT" != 1 ]; then
-        for n in 6 7 8; do skip "keypad-$n" "no uinput in the guest"; done
+        for n in 6 7 8; do skip "keypad-$n" "the guest has no uinput (uinput.ko or evdev.ko missing from its kernel modules)"; done
         return
     fi
     config=/tmp/keypad-evdev.json5
@@ -633,17 +521,11 @@ scenario_evdev() {
         for n in 6 7 8; do fail "keypad-$n" "uinput-keypad could not plug: $(cat "$KP_OUT")"; done
         return
     fi
-    start_keypad_run "$log" "$config" evdev
-    status=$?
-    if [ "$status" != 0 ]; then
+    if ! start_keypad_run "$log" "$config" evdev; then
         stop_run
         kp_stop
         show_log "$log"
-        if [ "$status" = 2 ]; then
-            for n in 6 7 8; do skip "keypad-$n" "$NOT_WIRED"; done
-        else
-            for n in 6 7 8; do fail "keypad-$n" "run --config with the evdev keypad did not come up within 10 s (exit $RUN_STATUS)"; done
-        fi
+        for n in 6 7 8; do fail "keypad-$n" "$NOT_UP (exit $RUN_STATUS)"; done
         return
     fi
     sleep 1
@@ -673,16 +555,11 @@ scenario_evdev() {
     decode /tmp/keypad-evdev.glass1
     field_after_replug=$(last_field /tmp/keypad-evdev.glass1)
     kp_do typed type "468#" 150 50
-    DOOR_SEEN=0
-    wait_until 5 door_is 1 && DOOR_SEEN=1
-    wait_until 3 pulse_ended "$log"
-    DOOR_AFTER=$(door_value)
+    await_door_pulse "$log"
     stop_run
     kp_stop
     show_log "$log"
-    decode /tmp/keypad-evdev.glass
-    echo "the glass (transactions that changed it):"
-    sed 's/^[^|]*/    /' /tmp/keypad-evdev.glass | uniq
+    show_glass /tmp/keypad-evdev.glass
     echo "uinput-keypad: $(tr '\n' ';' <"$KP_OUT")"
     echo "a reader without the grab got: $grabbed; run reopened the device after the replug: $([ "$reopened" = 0 ] && echo yes || echo no) (replugged at $replugged_at); field then: '$field_after_replug'"
     door_pulse_check "$log"
@@ -732,7 +609,7 @@ scenario_evdev() {
 scenario_evdev_drop() {
     begin keypad-9 "evdev: run stalled while the keypad overflows its buffer (SYN_DROPPED): a lost release and a lost press made up"
     if [ "$HAVE_UINPUT" != 1 ]; then
-        skip keypad-9 "no uinput in the guest"
+        skip keypad-9 "the guest has no uinput (uinput.ko or evdev.ko missing from its kernel modules)"
         return
     fi
     config=/tmp/keypad-drop.json5
@@ -747,13 +624,11 @@ scenario_evdev_drop() {
         fail keypad-9 "uinput-keypad could not plug: $(cat "$KP_OUT")"
         return
     fi
-    start_keypad_run "$log" "$config" evdev
-    status=$?
-    if [ "$status" != 0 ]; then
+    if ! start_keypad_run "$log" "$config" evdev; then
         stop_run
         kp_stop
         show_log "$log"
-        if [ "$status" = 2 ]; then skip keypad-9 "$NOT_WIRED"; else fail keypad-9 "run --config with the evdev keypad did not come up within 10 s (exit $RUN_STATUS)"; fi
+        fail keypad-9 "$NOT_UP (exit $RUN_STATUS)"
         return
     fi
     press_button
@@ -781,16 +656,11 @@ scenario_evdev_drop() {
     decode /tmp/keypad-drop.glass1
     field_after_stall=$(last_field /tmp/keypad-drop.glass1)
     kp_do typed type "8#" 150 50
-    DOOR_SEEN=0
-    wait_until 5 door_is 1 && DOOR_SEEN=1
-    wait_until 3 pulse_ended "$log"
-    DOOR_AFTER=$(door_value)
+    await_door_pulse "$log"
     stop_run
     kp_stop
     show_log "$log"
-    decode /tmp/keypad-drop.glass
-    echo "the glass (transactions that changed it):"
-    sed 's/^[^|]*/    /' /tmp/keypad-drop.glass | uniq
+    show_glass /tmp/keypad-drop.glass
     echo "uinput-keypad: $(tr '\n' ';' <"$KP_OUT")"
     flooded=$(kp_answers flooded)
     echo "run stopped for $(difference "$stopped_at" "$continued_at") s; flood answered: $((flooded - flooded_before)); field after SIGCONT: '$field_after_stall'"

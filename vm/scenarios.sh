@@ -2,39 +2,30 @@
 # Scenarios of vm-test, run by /init inside the guest (busybox sh) against the real binary
 # (/usr/bin/resend-button), gpio-sim and an I2C adapter (vm/hardware.sh): once with
 # ADAPTER=stub (i2c-stub, SMBus only) and once with ADAPTER=plain (i2c-plain, plain I2C like the
-# Pi's i2c-bcm2835; then also the glass scenario of vm/glass.sh). Each scenario prints
-#     --- SCENARIO <id> BEGIN: <what>      (then its commands' output)
-#     SCENARIO <id> PASS|FAIL|SKIP: <what or why>
-# where <id> is the scenario's number on i2c-stub, and <number>-plain on i2c-plain, both after
-# $ID_PREFIX (set by /init: empty on x86-64, "arm64-" in the arm64 guest).
+# Pi's i2c-bcm2835; then also the glass scenario of vm/glass.sh). Each scenario prints its
+# BEGIN and RESULT lines (vm/lib.sh) with the id <number> on i2c-stub and <number>-plain on
+# i2c-plain, both after $ID_PREFIX (set by /init: empty on x86-64, "arm64-" in the arm64 guest).
 # The exit status is the number of failed scenarios.
-#
-# The program logs one line per event on stderr: `<CLOCK_MONOTONIC seconds> <event words>
-# [key=value ...]`, e.g. `12.345 press accepted`, `12.345 countdown started seconds=3`.
 # shellcheck disable=SC2317 # predicates are called through wait_until, which shellcheck cannot see
 # shellcheck source=hardware.sh source-path=SCRIPTDIR disable=SC1091 # /vm/hardware.sh in the guest
 . /vm/hardware.sh
 BIN=/usr/bin/resend-button
 BUS=$(lcd_bus)
 # The scenario ids' suffix: none on i2c-stub (the ids of the first version), -plain on i2c-plain.
-ID_PREFIX=${ID_PREFIX:-}
-TAG=
-[ "$ADAPTER" = plain ] && TAG=-plain
+ID_SUFFIX=
+[ "$ADAPTER" = plain ] && ID_SUFFIX=-plain
+BEGIN_NOTE=" [$ADAPTER, i2c-$BUS]"
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC1091 # /vm/lib.sh in the guest
+. /vm/lib.sh
 # How the program writes expander bytes on this adapter (the `started` line's i2c_writes).
 I2C_WRITES=smbus-byte
 [ "$ADAPTER" = plain ] && I2C_WRITES=batched
 DEBOUNCE_MS=30
-# How far apart the event log's countdown start and finish may be from the duration (issue 6).
-TOLERANCE=0.050
-# The same across a SIGKILL and a restart (scenario 6): the state file holds the end on the wall
-# clock in milliseconds, and the first run's log line may come a little after the press.
+# How far apart the event log's countdown start and finish may be from the duration: lib.sh's
+# TOLERANCE (50 ms). Across a SIGKILL and a restart (scenario 6) more: the state file holds the
+# end on the wall clock in milliseconds, and the first run's log line may come a little after the
+# press.
 RESUME_TOLERANCE=0.250
-failures=0
-
-begin() { echo; echo "--- SCENARIO $ID_PREFIX$1$TAG BEGIN: $2 [$ADAPTER, i2c-$BUS]"; }
-pass() { echo "SCENARIO $ID_PREFIX$1$TAG PASS: $2"; }
-fail() { echo "SCENARIO $ID_PREFIX$1$TAG FAIL: $2"; failures=$((failures + 1)); }
-skip() { echo "SCENARIO $ID_PREFIX$1$TAG SKIP: $2"; }
 
 # --- helpers -----------------------------------------------------------------------------------
 
@@ -54,40 +45,12 @@ bouncy_press() {
 }
 clean_press() { press; sleep 0.2; release; }
 
-now() { cut -d' ' -f1 /proc/uptime; }
-
-# wait_until SECONDS COMMAND...: polls COMMAND every 50 ms; false when it never succeeded.
-wait_until() {
-    limit=$(awk -v now="$(now)" -v s="$1" 'BEGIN { print now + s }')
-    shift
-    while ! "$@"; do
-        if awk -v now="$(now)" -v limit="$limit" 'BEGIN { exit !(now > limit) }'; then return 1; fi
-        sleep 0.05
-    done
-}
-
 # line_used NAME: gpioinfo (v1 tools) marks a requested line [used] and names its consumer.
 line_used() { gpioinfo "$(sim_chip)" | grep "\"$1\"" | grep -q '\[used'; }
 line_unused() { gpioinfo "$(sim_chip)" | grep "\"$1\"" | grep -q ' unused '; }
 both_lines_used() { line_used button && line_used led; }
 both_lines_unused() { line_unused button && line_unused led; }
 led_is() { [ "$(led_level)" = "$1" ]; }
-running() { kill -0 "$1" 2>/dev/null; }
-not_running() { ! kill -0 "$1" 2>/dev/null; }
-
-# count LOG WORDS: how many lines of LOG have the event WORDS.
-count() { grep -c "^[0-9.]* $2\( \|\$\)" "$1"; }
-# stamp LOG WORDS: the time of LOG's first line with the event WORDS (empty when none).
-stamp() { grep -m 1 "^[0-9.]* $2\( \|\$\)" "$1" | cut -d' ' -f1; }
-has() { [ "$(count "$1" "$2")" -gt 0 ]; }
-# field LOG WORDS KEY: the value of KEY on LOG's first line with the event WORDS.
-field() { grep -m 1 "^[0-9.]* $2\( \|\$\)" "$1" | tr ' ' '\n' | sed -n "s/^$3=//p"; }
-# within A B EXPECTED: B - A is EXPECTED within TOLERANCE (seconds).
-within() {
-    [ -n "$1" ] && [ -n "$2" ] &&
-        awk -v a="$1" -v b="$2" -v e="$3" -v t="$TOLERANCE" 'BEGIN { d = b - a - e; exit !(d <= t && -d <= t) }'
-}
-difference() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
 # start_run LOG [FLAGS...]: starts `run` on the simulated hardware in the background (PID in
 # $RUN_PID, events in LOG) and waits until it holds both lines and lit the LED (ready).
@@ -99,19 +62,6 @@ start_run() {
     RUN_PID=$!
     wait_until 10 both_lines_used && wait_until 2 led_is 1
 }
-
-# stop_run: SIGTERM, then its exit status in $RUN_STATUS (SIGKILL after 5 s).
-stop_run() {
-    kill -TERM "$RUN_PID" 2>/dev/null
-    if ! wait_until 5 not_running "$RUN_PID"; then
-        echo "run did not stop within 5 s of SIGTERM: SIGKILL"
-        kill -KILL "$RUN_PID" 2>/dev/null
-    fi
-    wait "$RUN_PID"
-    RUN_STATUS=$?
-}
-
-show_log() { echo "event log:"; sed 's/^/    /' "$1"; }
 
 # --- 1 -----------------------------------------------------------------------------------------
 scenario_1() {
@@ -338,10 +288,6 @@ scenario_5() {
 # --- 6 -----------------------------------------------------------------------------------------
 scenario_6() {
     begin 6 "SIGKILL mid-countdown, then start again: the countdown resumes with the right seconds"
-    if ! "$BIN" run --help 2>&1 | grep -q -- '--state-file'; then
-        skip 6 "run has no --state-file option yet (issue 4)"
-        return
-    fi
     state=/tmp/resend.state
     rm -f "$state"
     log1=/tmp/run6a.log
@@ -385,7 +331,7 @@ scenario_6() {
         fail 6 "the second run needed a press: it did not resume by itself"
     elif ! awk -v n="$resumed_seconds" -v left="$left" 'BEGIN { exit !(left > n - 1 - 0.05 && left <= n + 0.05) }'; then
         fail 6 "the second run resumed with $resumed_seconds s when $left s were left"
-    elif [ -z "$finished" ] || ! TOLERANCE=$RESUME_TOLERANCE within "$started" "$finished" 10; then
+    elif [ -z "$finished" ] || ! within "$started" "$finished" 10 "$RESUME_TOLERANCE"; then
         fail 6 "the countdown across the restart took $(difference "$started" "$finished") s, not 10 s within $RESUME_TOLERANCE s"
     else
         pass 6 "resumed with $resumed_seconds s ($left s left); the 10 s countdown ended $(difference "$started" "$finished") s after it started"
@@ -428,13 +374,6 @@ start_configured() {
     RUN_PID=$!
     wait_until 10 both_lines_used && wait_until 2 led_is 1
 }
-
-# line_of LOG WORDS: LOG's first line with the event WORDS.
-line_of() { grep -m 1 "^[0-9.]* $2\( \|\$\)" "$1"; }
-# later A B: B is at or after A (both seconds).
-later() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { exit !(b >= a) }'; }
-# below A B LIMIT: B - A < LIMIT seconds.
-below() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" -v l="$3" 'BEGIN { exit !(b - a < l) }'; }
 
 # --- 7 -----------------------------------------------------------------------------------------
 scenario_7() {
@@ -722,7 +661,7 @@ scenario_11() {
 scenario_12() {
     begin 12 "i2c-dev not loaded: check and run say 'I2C is on but i2c-dev is not loaded'"
     if ! rmmod i2c_dev; then
-        skip 12 "rmmod i2c_dev failed (a node still open?)"
+        fail 12 "rmmod i2c_dev failed: a /dev/i2c-N node is still open (a process left over from an earlier scenario?)"
         return
     fi
     out=/tmp/check12.out

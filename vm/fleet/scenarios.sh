@@ -7,7 +7,7 @@
 # console:
 #     VM-TEST BOOTED ...
 #     --- SCENARIO fleet-<suite>-<n> BEGIN: <what>
-#     SCENARIO fleet-<suite>-<n> PASS|FAIL|SKIP: <what or why>
+#     SCENARIO fleet-<suite>-<n> PASS|FAIL: <what or why>
 #     VM-TEST DONE failures=<count>
 # The repository: scripts/publish-repo with a throwaway gpg key, the package of
 # `scripts/package --arch arm64 --binary` (the cross-built binary) as version N (+deb12 or +deb13),
@@ -25,9 +25,15 @@ fleet_ssh() {
         -o UserKnownHostsFile=/dev/null -o ConnectTimeout=20 -o LogLevel=ERROR root@127.0.0.1 "$@"
 }
 
-fleet_begin() { echo; echo "--- SCENARIO fleet-$fleet_suite-$1 BEGIN: $2"; }
-fleet_pass() { echo "SCENARIO fleet-$fleet_suite-$1 PASS: $2"; }
-fleet_fail() { echo "SCENARIO fleet-$fleet_suite-$1 FAIL: $2"; fleet_failures=$((fleet_failures + 1)); }
+# Each scenario also ends with vm/lib.sh's machine-readable line, which scripts/vm-test collects:
+#     RESULT fleet-<suite>-<n> pass|fail <seconds> <what or why>
+fleet_begin() { echo; echo "--- SCENARIO fleet-$fleet_suite-$1 BEGIN: $2"; fleet_started=$SECONDS; }
+fleet_result() { echo "RESULT fleet-$fleet_suite-$1 $2 $((SECONDS - ${fleet_started:-$SECONDS})) $(printf '%s' "$3" | tr '\t\n\r' '   ')"; }
+fleet_pass() { echo "SCENARIO fleet-$fleet_suite-$1 PASS: $2"; fleet_result "$1" pass "$2"; }
+fleet_fail() {
+    echo "SCENARIO fleet-$fleet_suite-$1 FAIL: $2"; fleet_result "$1" fail "$2"
+    fleet_failures=$((fleet_failures + 1))
+}
 
 # fleet_glass OUT: the guest's i2c-plain record decoded here (hd44780-decode, 100 kHz) into OUT.
 fleet_glass() {

@@ -21,6 +21,16 @@
 # by vm/glass-verdict.awk as the other guests' glass (pi3_glass, below).
 # GPIO inputs cannot be driven here (qemu's bcm2835 GPIO model has no inputs and no edge
 # detection): Send is the keypad's A key on a uinput keypad.
+# The LED line (GPIO27) is followed from the host: qemu's bcm2835 GPIO model has no trace events,
+# but it raises its output N (`unnamed-gpio-out[N]`) whenever the guest changes an output pin's
+# level. Before the guest starts (-S), the monitor (commands from a file) links output 27 to
+# input 59 of the BCM2835 interrupt controller (`gpu-irq[59]`: no device drives it and no driver
+# enables it, so the guest never sees it) and resumes; `-trace bcm2835_ic_set_gpu_irq` then
+# stamps each level of GPIO27 with the host's clock, mapped onto the guest's by the same marks
+# (pi3_led). (A pca9552's GPIO input, the other sink qemu offers, traces nothing on input
+# changes.) The level written when the line is requested shows only when the pin is already an
+# output (the kernel writes the value before it makes the pin an output; after pi3-glass's warm-up
+# run it is one); every change after it shows.
 #
 # QEMU: raspi3b with these devices needs QEMU 10 (Debian bookworm-backports); installing it would
 # replace the machine's qemu-system-common, which the other guests' QEMU 7.2 needs, so it is only
@@ -66,6 +76,9 @@ pi3_prepare() {
             dpkg-deb -x "$deb" "$tree"
         done
         [[ -x $tree/usr/bin/qemu-system-aarch64 ]] || die "no qemu-system-aarch64 in $tree"
+        local missing
+        missing=$(ldd "$tree/usr/bin/qemu-system-aarch64" | sed -n 's/^[[:space:]]*\([^ ]*\) => not found.*/\1/p' | tr '\n' ' ')
+        [[ -z $missing ]] || die "QEMU 10 (${tree#"$root"/}) needs libraries this machine lacks: $missing(apt-get install qemu-system-arm brings them)"
         rm -rf "$debs"
         echo "$tree" >"$marker"
     fi
@@ -94,6 +107,7 @@ pi3_pack() {
     rm -f "$staging/ready" "$staging/usr/bin/qemu-x86_64-static"
     mkdir -p "$staging"/{bin,lib/modules/vm,vm/pi3,usr/bin}
     install -m 0755 vm/pi3/init "$staging/init"
+    install -m 0644 vm/lib.sh "$staging/vm/"
     install -m 0644 vm/pi3/scenarios.sh "$staging/vm/pi3/"
     echo "$variant" >"$staging/vm/variant"
     for ko in i2c-bcm2835 i2c-dev bcm2835_wdt evdev uinput; do
@@ -105,11 +119,17 @@ pi3_pack() {
     echo "$cache/initramfs-$variant.cpio"
 }
 
+# The LED's line and the interrupt controller's input that follows it (above).
+pi3_led_gpio=27
+pi3_led_irq=59
+
 # pi3_boot INITRAMFS LOG TRACE: qemu's exit status (0 after the guest's reboot -f). The console is
 # the mini UART (the second serial port; ttyS1 in the guest).
 pi3_boot() {
-    local status=0
+    local status=0 monitor=$3.monitor
     rm -f "$3"
+    printf 'qom-set /machine/soc/peripherals/gpio unnamed-gpio-out[%s] /machine/soc/peripherals/ic/gpu-irq[%s]\nqom-get /machine/soc/peripherals/gpio unnamed-gpio-out[%s]\ncont\n' \
+        "$pi3_led_gpio" "$pi3_led_irq" "$pi3_led_gpio" >"$monitor.in"
     QEMU_MODULE_DIR=$pi3_qemu_root/usr/lib/x86_64-linux-gnu/qemu \
         timeout --kill-after=10 "$pi3_timeout" "$pi3_qemu_root/usr/bin/qemu-system-aarch64" \
         -L "$pi3_qemu_root/usr/share/qemu" -machine raspi3b -accel tcg,thread=single \
@@ -118,7 +138,8 @@ pi3_boot() {
         -append "console=ttyS1,115200 quiet loglevel=3 panic=-1 rdinit=/init" \
         -device at24c-eeprom,bus=i2c-bus.1,address=0x27,rom-size=256 \
         -device at24c-eeprom,bus=i2c-bus.0,address=0x50,rom-size=256 \
-        -trace 'i2c_*' -msg timestamp=on -D "$3" \
+        -S -chardev "file,id=monitor,path=$monitor.out,input-path=$monitor.in" -mon chardev=monitor,mode=readline \
+        -trace 'i2c_*' -trace bcm2835_ic_set_gpu_irq -msg timestamp=on -D "$3" \
         </dev/null >"$2.qemu" 2>&1 || status=$?
     # qemu's own messages (e.g. a warning about the system's ui-opengl.so, which the private QEMU
     # does not load) go after the console.
@@ -148,15 +169,50 @@ pi3_offset() {
     ' "$1" "$2"
 }
 
-# pi3_glass VARIANT LOG TRACE: the host half of pi3-glass; appends its SCENARIO line to LOG.
+# pi3_led TRACE OFFSET FROM TO STARTED FINISHED TOLERANCE: the verdict on the LED line from qemu's
+# trace (host microseconds FROM..TO, OFFSET host minus guest) against the countdown's log stamps
+# (guest seconds): "PASS <what>" or "FAIL <why>". The LED is on while Send is available: the first
+# change from TOLERANCE seconds before the countdown's start on turns it off within TOLERANCE of
+# the start, the next turns it on within TOLERANCE of the end, and a change before them (the run's
+# start, when the pin was already an output) left it on.
+pi3_led() {
+    awk -v irq="$pi3_led_irq" -v offset_us="$2" -v from_us="$3" -v to_us="$4" -v started="$5" -v finished="$6" -v tolerance="$7" '
+        function abs(x) { return x < 0 ? -x : x }
+        index($0, "bcm2835_ic_set_gpu_irq GPU irq #" irq " level ") {
+            at = index($0, "@"); colon = index($0, ":"); split(substr($0, at + 1, colon - at - 1), p, ".")
+            h = p[1] * 1000000 + p[2]
+            if (h < from_us || h > to_us) next
+            n++; when[n] = (h - offset_us) / 1e6; level[n] = $NF
+        }
+        END {
+            if (started == "" || finished == "") { print "FAIL no countdown started/finished in the log"; exit }
+            for (k = 1; k <= n && when[k] < started - tolerance; k++) before = level[k]
+            if (before == "0") { printf "FAIL the LED was off (its last change, at %.3f, was to 0) when the countdown started\n", when[k - 1]; exit }
+            if (k + 1 > n) { printf "FAIL the LED line changed %d times from the countdown on, not off at its start and on at its end\n", n - k + 1; exit }
+            off = when[k] - started; on = when[k + 1] - finished
+            if (level[k] != 0 || level[k + 1] != 1) { printf "FAIL from the countdown on the LED changed to %s and then %s, not 0 (off) and 1 (on)\n", level[k], level[k + 1]; exit }
+            if (abs(off) > tolerance) { printf "FAIL the LED went off %+.3f s from countdown started, not within %.3f s\n", off, tolerance; exit }
+            if (abs(on) > tolerance) { printf "FAIL the LED came on %+.3f s from countdown finished, not within %.3f s\n", on, tolerance; exit }
+            printf "PASS GPIO27 off %+.1f ms from countdown started, on %+.1f ms from countdown finished (off for %.3f s), no change between; %d changes between the marks%s\n", off * 1000, on * 1000, when[k + 1] - when[k], n, (k > 1 ? sprintf(", on %.3f s before the start", started - when[k - 1]) : "")
+        }' "$1"
+}
+
+# pi3_glass VARIANT LOG TRACE: the host half of pi3-glass and pi3-led; appends their RESULT lines
+# to LOG (with the seconds the guest's half took, from its GUEST-OK line).
 pi3_glass() {
     local variant=$1 log=$2 trace=$3 id=pi3-glass
-    local text
+    local text seconds
     text=$(tr -d '\r' <"$log")
-    grep -q '^PI3-GLASS GUEST-OK' <<<"$text" || return 0 # the guest said FAIL (or never got there)
+    if ! grep -q '^PI3-GLASS GUEST-OK' <<<"$text"; then
+        # The guest said why pi3-glass failed (or never got there): no run for the LED either.
+        echo "RESULT pi3-led fail 0 no countdown to follow: the glass run failed in the guest (pi3-glass)" >>"$log"
+        return 0
+    fi
+    seconds=$(sed -n 's/^PI3-GLASS GUEST-OK seconds=\([0-9.]*\) .*/\1/p' <<<"$text" | head -n 1)
     local pre post offset half drift
     if ! pre=$(pi3_offset <(echo "$text") "$trace" 16 8) || ! post=$(pi3_offset <(echo "$text") "$trace" 32 8); then
-        echo "SCENARIO $id FAIL: the time marks do not tie the trace to the guest's clock (before: $pre; after: $post)" >>"$log"
+        local why="the time marks do not tie the trace to the guest's clock (before: $pre; after: $post)"
+        printf 'RESULT %s fail %s %s\n' "$id" "$seconds" "$why" pi3-led "$seconds" "$why" >>"$log"
         return 0
     fi
     offset=${pre% *}
@@ -172,8 +228,9 @@ pi3_glass() {
     # The record's timeline is the Pi's bus at the device tree's 100 kHz (vm/pi3/trace-record.awk
     # says how and why); the decoder lays the bytes out at the same rate.
     "$decoder" --columns 16 --rows 2 --address 0x27 --bus-hz 100000 <"$record" >"$glass" 2>&1 || status=$?
-    local started seconds=60 figures=() row cell bytes transactions
+    local started finished figures=() row cell bytes transactions
     started=$(sed -n 's/^PI3-LOG \([0-9.]*\) countdown started\( .*\)\{0,1\}$/\1/p' <<<"$text" | head -n 1)
+    finished=$(sed -n 's/^PI3-LOG \([0-9.]*\) countdown finished\( .*\)\{0,1\}$/\1/p' <<<"$text" | head -n 1)
     local rows=("LCD init (datasheet 4-bit dance)" "first paint (Verification / Send code)" "press (Send code -> Resend (60))"
         "tick, one digit changes" "tick, two digits change" "end of countdown (-> Resend)" "whole 60 s countdown (press frame to Resend)")
     for row in "${rows[@]}"; do
@@ -187,8 +244,9 @@ pi3_glass() {
     # ("Code: ______") from the press on (press_free: the rest of the countdown is checked).
     local tolerance
     tolerance=$(awk -v h="$half" 'BEGIN { printf "%.6f", 0.050 + h / 1e6 }')
-    local verdict
-    verdict=$(awk -v seconds="$seconds" -v started="$started" -v tolerance="$tolerance" \
+    local verdict led
+    led=$(pi3_led "$trace" "$offset" "$from" "$to" "$started" "$finished" "$tolerance")
+    verdict=$(awk -v seconds=60 -v started="$started" -v tolerance="$tolerance" \
         -v init_b="${figures[0]}" -v init_tx="${figures[1]}" -v paint_b="${figures[2]}" -v paint_tx="${figures[3]}" \
         -v press_b="${figures[4]}" -v press_tx="${figures[5]}" -v one_b="${figures[6]}" -v one_tx="${figures[7]}" \
         -v two_b="${figures[8]}" -v two_tx="${figures[9]}" -v end_b="${figures[10]}" -v end_tx="${figures[11]}" \
@@ -198,11 +256,17 @@ pi3_glass() {
         echo "--- the bytes per transaction: $(awk '{ n[$8]++ } END { for (k in n) printf "%s B x%d, ", k, n[k] }' "$record")"
         sed 's/^/    /' "$glass" | head -n 200
         if [[ $status != 0 ]]; then
-            echo "SCENARIO $id FAIL: hd44780-decode exited with $status"
+            echo "RESULT $id fail $seconds hd44780-decode exited with $status"
         elif [[ ${verdict%% *} != PASS ]]; then
-            echo "SCENARIO $id FAIL: ${verdict#FAIL }"
+            echo "RESULT $id fail $seconds ${verdict#FAIL }"
         else
-            echo "SCENARIO $id PASS: decoded from qemu's I2C trace (clocks tied by marks +-$half us, press frame bound $tolerance s): ${verdict#PASS }"
+            echo "RESULT $id pass $seconds decoded from qemu's I2C trace (clocks tied by marks +-$half us, press frame bound $tolerance s): ${verdict#PASS }"
+        fi
+        echo "--- pi3-led, host side: GPIO27 in qemu's trace (gpu-irq[$pi3_led_irq]): $(grep -c "GPU irq #$pi3_led_irq level" "$trace") changes in the whole boot"
+        if [[ ${led%% *} == PASS ]]; then
+            echo "RESULT pi3-led pass $seconds ${led#PASS } (bound $tolerance s)"
+        else
+            echo "RESULT pi3-led fail $seconds ${led#FAIL }"
         fi
     } >>"$log"
 }

@@ -14,7 +14,7 @@
 # Added to the root file system for each run (the debootstrap tree is cached):
 # - /lib/modules/<abi>: configfs, i2c-dev (from Debian's kernel package), gpio-sim, irq_sim,
 #   i2c-plain, gpio-keymatrix (vm/module), with `depmod`, so that modprobe and systemd's modprobe@ units work;
-# - /vm: vm/hardware.sh, vm/systemd/scenarios.sh, hd44780-decode, the .deb of scripts/package;
+# - /vm: vm/lib.sh, vm/hardware.sh, vm/systemd/scenarios.sh, hd44780-decode, the .deb of scripts/package;
 # - vmtest.service (vm/systemd/vmtest.service) enabled; gettys and apt's timers masked.
 #
 # Cache: .cache/vm/systemd/rootfs-<key>.tar, key = suite + a hash of the package list and of
@@ -75,7 +75,7 @@ systemd_pack() {
     as_root touch "$modules"/modules.{order,builtin,builtin.modinfo}
     as_root depmod -b "$staging" "$abi"
     # The tests.
-    as_root install -D -m 0644 vm/hardware.sh "$staging/vm/hardware.sh"
+    as_root install -D -m 0644 -t "$staging/vm" vm/lib.sh vm/hardware.sh
     as_root install -D -m 0755 vm/systemd/scenarios.sh "$staging/vm/scenarios.sh"
     as_root install -D -m 0755 "$decoder" "$staging/usr/local/bin/hd44780-decode"
     as_root install -D -m 0644 "$deb" "$staging/vm/resend-button.deb"

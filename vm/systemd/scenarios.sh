@@ -4,16 +4,20 @@
 # under systemd (Debian 12, /bin/sh is dash) once the system is up. They make the simulated
 # hardware (gpio-sim lines "button" and "led", the i2c-plain adapter with its recording "LCD" at
 # 0x27), install the .deb of scripts/package with dpkg (postinst: systemd-sysusers, udev trigger,
-# enable, start), and check the service as systemd runs it. Markers as in the busybox VM:
+# enable, start), and check the service as systemd runs it. Results as in every guest (vm/lib.sh):
 #     --- SCENARIO systemd-<n> BEGIN: <what>
-#     SCENARIO systemd-<n> PASS|FAIL|SKIP: <what or why>
+#     RESULT systemd-<n> pass|fail|skip <seconds> <what or why>
 #     VM-TEST DONE failures=<count>
 # then the verdict leaves through isa-debug-exit (port 0xf4).
 #
 # For the test only, a drop-in sets WatchdogSec=3s (the unit's 30 s would make the watchdog
 # scenario slow); it is in place before the package is installed, so the first start has it.
 # shellcheck disable=SC2317 # predicates are called through wait_until
-# shellcheck source=../hardware.sh disable=SC1091 # /vm/hardware.sh in the guest
+# shellcheck source=../lib.sh source-path=SCRIPTDIR disable=SC1091 # /vm/lib.sh in the guest
+# shellcheck disable=SC2034 # lib.sh reads them
+ID_PREFIX=systemd- WAIT_POLL=0.1
+. /vm/lib.sh
+# shellcheck source=../hardware.sh source-path=SCRIPTDIR disable=SC1091 # /vm/hardware.sh in the guest
 . /vm/hardware.sh
 # shellcheck disable=SC2034 # hardware.sh reads it
 ADAPTER=plain
@@ -24,15 +28,9 @@ SENT_BY=$STATE_DIR/sent-by
 CONFIG=/etc/resend-button/config.json5
 COOLDOWN=40
 WATCHDOG_SEC=3
-TOLERANCE=0.050
 # The countdown across the watchdog restart (state file in wall-clock milliseconds, as scenario 6
 # of the busybox VM).
 RESUME_TOLERANCE=0.250
-failures=0
-
-begin() { echo; echo "--- SCENARIO systemd-$1 BEGIN: $2"; }
-pass() { echo "SCENARIO systemd-$1 PASS: $2"; }
-fail() { echo "SCENARIO systemd-$1 FAIL: $2"; failures=$((failures + 1)); }
 
 leave() {
     echo "VM-TEST DONE failures=$failures"
@@ -41,19 +39,8 @@ leave() {
     systemctl poweroff --force --force
 }
 
-now() { cut -d' ' -f1 /proc/uptime; }
-# wait_until SECONDS COMMAND...: polls COMMAND every 100 ms; false when it never succeeded.
-wait_until() {
-    limit=$(awk -v now="$(now)" -v s="$1" 'BEGIN { print now + s }')
-    shift
-    while ! "$@"; do
-        if awk -v now="$(now)" -v limit="$limit" 'BEGIN { exit !(now > limit) }'; then return 1; fi
-        sleep 0.1
-    done
-}
 # sleep_until UPTIME: sleeps until /proc/uptime reaches UPTIME.
 sleep_until() { sleep "$(awk -v now="$(now)" -v t="$1" 'BEGIN { d = t - now; printf "%.2f", (d > 0 ? d : 0) }')"; }
-difference() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
 property() { systemctl show -p "$1" --value "$UNIT"; }
 active() { [ "$(property ActiveState)" = active ]; }
@@ -349,35 +336,11 @@ cp /tmp/config.good "$CONFIG"
 # chip of its own) with a 30 s pulse, so that every kill lands inside a pulse. gpio-sim's
 # persist_outputs (vm/module/Makefile) keeps a released output at its level, as Raspberry Pi
 # kernels do: without the unit's ExecStopPost the door would stay at 1 after a crash.
-KM=/sys/kernel/debug/gpio-keymatrix
 DOOR_SIM=/sys/kernel/config/gpio-sim/door
 CODE=2468
 DOOR_STATE=$STATE_DIR/door-state.json
 door_value() { cat "/sys/devices/platform/$(cat "$DOOR_SIM/dev_name")/$(cat "$DOOR_SIM/bank0/chip_name")/sim_gpio0/value"; }
 door_is() { [ "$(door_value)" = "$1" ]; }
-km_key() { echo "$1 $2 $3" >"$KM/keys"; }
-key_position() {
-    case $1 in
-        1) echo "0 0" ;; 2) echo "0 1" ;; 3) echo "0 2" ;;
-        4) echo "1 0" ;; 5) echo "1 1" ;; 6) echo "1 2" ;;
-        7) echo "2 0" ;; 8) echo "2 1" ;; 9) echo "2 2" ;;
-        '*') echo "3 0" ;; 0) echo "3 1" ;; '#') echo "3 2" ;;
-    esac
-}
-matrix_type() { # matrix_type KEYS: presses and releases each key in turn
-    keys=$1
-    while [ -n "$keys" ]; do
-        rest=${keys#?}
-        k=${keys%"$rest"}
-        # shellcheck disable=SC2046 # row and column are two words
-        set -- $(key_position "$k")
-        km_key press "$1" "$2"
-        sleep 0.1
-        km_key release "$1" "$2"
-        keys=$rest
-        sleep 0.15
-    done
-}
 holds_keypad() { active && gpioinfo 2>/dev/null | grep '"KP_R0"' | grep -q '\[used'; }
 hook_lines() { journal | grep -c '^output off: keypad output door .* driven inactive (low)$'; }
 # monotonic_stamp UNIT-OR-TAG PATTERN: the monotonic time (s since boot, /proc/uptime's clock) at
