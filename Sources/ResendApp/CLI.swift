@@ -33,7 +33,7 @@ let topUsage = """
     usage: resend-button <command> [options]
 
     commands:
-      simulate   run the button on mock hardware: an interactive terminal simulator, or --headless on virtual time
+      simulate   run the device on mock hardware: the whole flow in the terminal (LCD, phone, keypad, door), or --headless on virtual time
       run        run on a Raspberry Pi: GPIO button and LED, HD44780 LCD on a PCF8574 I2C backpack
       check      diagnose GPIO chips, lines and I2C buses, and say what to fix
       config     config check FILE: validate a configuration file (JSON5)
@@ -167,6 +167,7 @@ public struct SimulateOptions: Sendable {
         OptionSpec("script-file", value: "PATH", help: "read the headless script from a file (# starts a comment)"),
         OptionSpec("events", help: "headless: also print press accepted/ignored and countdown events"),
         OptionSpec("bounce-key", value: "KEY", help: "interactive: the key that gives a bouncy press (default b)"),
+        OptionSpec("button-only", help: "the button and the LCD only: no keypad, phone or door (the interactive simulator's default is the whole flow, also without a configuration file)"),
     ] + SimulationServices.optionSpecs + [
         OptionSpec("help", help: "show this help"),
     ]
@@ -174,7 +175,7 @@ public struct SimulateOptions: Sendable {
     public static var help: String {
         helpText(
             usage: "resend-button simulate [options]",
-            summary: "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive keys: space or enter = press, b = bouncy press, q or Ctrl-C = quit.\nWith a keypad (keypad.enabled in --config): 0-9, *, #, A-D (upper case) = keypad keys, x = hold * (clears the field).",
+            summary: "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive: the whole flow. Space = Send: the code arrives on the phone beside the LCD;\n0-9 type it, enter or # = submit, backspace or * = erase a digit, x = clear the field,\nA-D (upper case) = letter keys, b = bouncy press, q or Ctrl-C = quit. The door shows DOOR OPEN\nwhile the output pulses. --button-only: the button and the LCD alone (space or enter = press).",
             specs: specs)
     }
 
@@ -197,8 +198,13 @@ public struct SimulateOptions: Sendable {
         try options.settings.apply(parsed, command: "simulate")
         options.headless = parsed.has("headless")
         options.events = parsed.has("events")
-        options.services = try SimulationServices.parse(
-            parsed, headless: options.headless, keypad: config.keypad.enabled ? config.keypad : nil, command: "simulate")
+        var keypad = config.keypad.enabled ? config.keypad : nil
+        if parsed.has("button-only") {
+            keypad = nil
+        } else if keypad == nil && !options.headless {
+            keypad = .desktop
+        }
+        options.services = try SimulationServices.parse(parsed, headless: options.headless, keypad: keypad, command: "simulate")
         if parsed.value("cooldowns") == nil && parsed.value("max-sends") == nil {
             options.services.policy = config.resendPolicy  // policy flags replace the file's policy as a whole
         }

@@ -35,6 +35,11 @@ public struct SimulationServices: Sendable {
     public var verifyCommand: [String]?
     /// `--mock-verify OUTCOMES`: a scripted verify command (each check takes the next, the last repeats).
     public var mockVerify: [ScriptedCommandRunner.Step]?
+    /// The desktop flow (the interactive simulator with a keypad and no `--mock-send`): the send
+    /// command is the simulated phone beside the LCD (`InProcessSend`); the code is made on the
+    /// device and checked by the program (`keypad.code.source` "device") unless `--mock-verify`
+    /// decides.
+    public var phone = false
     /// The session directory given to real commands (`SessionDirectory`); set by the run.
     public var sessionDirectory: String?
 
@@ -44,7 +49,7 @@ public struct SimulationServices: Sendable {
     public init() {}
 
     /// True when a press runs a send command.
-    public var hasSendCommand: Bool { sendCommand != nil || mockSend != nil }
+    public var hasSendCommand: Bool { sendCommand != nil || mockSend != nil || phone }
 
     /// `settings`' controller configuration with this send command and policy, checked.
     public func controllerConfig(_ settings: BehaviourSettings, command: String) throws(ExitError) -> ControllerConfig {
@@ -113,7 +118,9 @@ public struct SimulationServices: Sendable {
             services.policy.cooldowns = cooldowns
         }
         try services.parseVerify(arguments, headless: headless, command: command)
-        if keypad?.code.source == .device && !services.hasSendCommand {
+        services.phone = !headless && keypad != nil && services.mockSend == nil
+        if services.phone { services.keypad = keypad?.withPhone(scriptedVerify: services.mockVerify != nil) }
+        if services.keypad?.code.source == .device && !services.hasSendCommand {
             throw ExitError(.usage, "\(command): keypad.code.source is \"device\": the code made on the device goes to a send command; give --mock-send (or --send-command with --headless --realtime)")
         }
         switch (arguments.value("max-sends"), arguments.value("window")) {

@@ -27,6 +27,16 @@ struct DeviceCodeTests {
         #expect(code.matches(ascii("397209"), length: 6))
     }
 
+    @Test func wipingTheSentCopyLeavesTheHeldCodeEvenWhenItFillsTheBuffer() throws {
+        for capacity in [6, 8] {
+            var random = SequenceRandom(bytes: [4, 7, 1, 1, 0, 8])
+            var code = DeviceCode(capacity: capacity)
+            var sent = try code.draw(length: 6, from: &random)
+            sent.wipe()  // as the send command's runner does once the code is written
+            #expect(code.matches(ascii("471108"), length: 6), "capacity \(capacity)")
+        }
+    }
+
     @Test func aNewCodeIsNeverTheOneItReplaces() throws {
         // The second draw yields 1234 again and is drawn once more.
         var random = SequenceRandom(bytes: [1, 2, 3, 4, 0, 0, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 9, 9, 9, 9, 0, 0, 0, 0])
