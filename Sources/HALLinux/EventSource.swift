@@ -20,6 +20,7 @@ public struct LinuxEventSource: EventSource {
     public let button: GPIOButton?
     private var extras: [(registration: RegisteredDescriptor, onReadable: () throws(HALError) -> [LoopInput])] = []
     private var nextID = 0
+    private var connections: [PolledConnection] = []
 
     public init(button: GPIOButton?) throws(HALError) {
         self.poller = try Poller(includeResize: false)
@@ -40,6 +41,13 @@ public struct LinuxEventSource: EventSource {
         return registration
     }
 
+    /// Adds a connection whose descriptor may change (a network client that reconnects): it is
+    /// asked for its descriptor before every poll, watched for writing while it wants to write,
+    /// and served at its own deadlines, which cut a wait short without ending it.
+    public mutating func register(connection: PolledConnection) {
+        connections.append(connection)
+    }
+
     public mutating func unregister(_ registration: RegisteredDescriptor) {
         extras.removeAll { $0.registration == registration }
     }
@@ -58,9 +66,20 @@ public struct LinuxEventSource: EventSource {
     /// debounced away) wait again rather than return early.
     public mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput] {
         let buttonFD = button?.fileDescriptor
-        let watched = (buttonFD.map { [$0] } ?? []) + extras.map { $0.registration.fd }
+        let fixed = (buttonFD.map { [$0] } ?? []) + extras.map { $0.registration.fd }
         while true {
-            let wakeup = try poller.wait(watching: watched, until: deadline)
+            let polled = connections.map { $0.descriptor() }
+            var watched = fixed
+            var writers: [Int32] = []
+            var wake = deadline
+            for (connection, fd) in zip(connections, polled) {
+                if let fd {
+                    watched.append(fd)
+                    if connection.wantsWrite() { writers.append(fd) }
+                }
+                if let due = connection.nextService() { wake = wake.map { min($0, due) } ?? due }
+            }
+            let wakeup = try poller.wait(watching: watched, writable: writers, until: wake)
             var inputs: [LoopInput] = []
             if wakeup.signals.contains(where: { $0 == SIGINT || $0 == SIGTERM }) {
                 inputs.append(.stop)
@@ -72,7 +91,38 @@ public struct LinuxEventSource: EventSource {
             for extra in extras where wakeup.readable.contains(extra.registration.fd) {
                 inputs += try extra.onReadable()
             }
-            if !inputs.isEmpty || wakeup.deadlineReached { return inputs }
+            let now = SystemClock().now()
+            for (connection, fd) in zip(connections, polled) {
+                if let fd, wakeup.readable.contains(fd) || wakeup.writable.contains(fd) {
+                    inputs += connection.onReady(wakeup.readable.contains(fd), wakeup.writable.contains(fd), now)
+                }
+                if let due = connection.nextService(), due <= now { inputs += connection.service(now) }
+            }
+            let deadlineReached = wake == deadline ? wakeup.deadlineReached : deadline.map { $0 <= now } ?? false
+            if !inputs.isEmpty || deadlineReached { return inputs }
         }
+    }
+}
+
+/// A connection `LinuxEventSource` serves (`register(connection:)`), as closures over its owner:
+/// its current descriptor (nil: none now), whether it wants to write, when it must be served,
+/// what to do when its descriptor is ready (readable, writable, now) and when it is due. The
+/// closures run on the loop's thread and must not block; they return the inputs they stand for.
+public struct PolledConnection {
+    public var descriptor: () -> Int32?
+    public var wantsWrite: () -> Bool
+    public var nextService: () -> Instant?
+    public var onReady: (Bool, Bool, Instant) -> [LoopInput]
+    public var service: (Instant) -> [LoopInput]
+
+    public init(
+        descriptor: @escaping () -> Int32?, wantsWrite: @escaping () -> Bool, nextService: @escaping () -> Instant?,
+        onReady: @escaping (Bool, Bool, Instant) -> [LoopInput], service: @escaping (Instant) -> [LoopInput]
+    ) {
+        self.descriptor = descriptor
+        self.wantsWrite = wantsWrite
+        self.nextService = nextService
+        self.onReady = onReady
+        self.service = service
     }
 }

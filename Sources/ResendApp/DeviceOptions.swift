@@ -117,6 +117,8 @@ public struct RunOptions: Sendable {
     /// The code-entry keypad, its rules, verify command and output line (configuration file only);
     /// `keypad.enabled == false` (default): the single button, as before.
     public var keypad = DeviceConfig.Keypad()
+    /// The MQTT link (configuration file only); `mqtt.enabled == false` (default): none.
+    public var mqtt = DeviceConfig.MQTT()
     /// Where the countdown is persisted; nil (`--state-file off`): not persisted.
     public var stateFile: String? = DeviceConfig.defaultStateFile
     /// True when `stateFile` comes from `--state-file` (a bad path is then exit 64, else 78).
@@ -149,6 +151,7 @@ public struct RunOptions: Sendable {
         wiring = config.lcd.wiring
         send = config.send
         keypad = config.keypad
+        mqtt = config.mqtt
         stateFile = config.stateFile
         policy = config.resendPolicy
     }
