@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <mosquitto.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,7 @@ struct rb_mqtt {
     int connack;           // -1: none pending
     bool disconnected;
     int disconnect_code;
+    char last_error[RB_MQTT_ERROR_MAX];  // libmosquitto's last error log line ("" when none)
     struct rb_mqtt_message ring[RB_MQTT_RING];
     size_t head;           // oldest
     size_t count;
@@ -36,6 +39,13 @@ static void on_disconnect(struct mosquitto *mosq, void *obj, int code) {
     rb_mqtt *client = obj;
     client->disconnected = true;
     client->disconnect_code = code;
+}
+
+static void on_log(struct mosquitto *mosq, void *obj, int level, const char *text) {
+    (void)mosq;
+    if (level != MOSQ_LOG_ERR || text == NULL) return;
+    rb_mqtt *client = obj;
+    snprintf(client->last_error, sizeof client->last_error, "%s", text);
 }
 
 static void on_message(struct mosquitto *mosq, void *obj, const struct mosquitto_message *message) {
@@ -62,6 +72,9 @@ int rb_mqtt_library_version(void) {
 }
 
 rb_mqtt *rb_mqtt_new(const char *client_id) {
+    // A write to a socket the broker closed must fail with EPIPE, not end the process: OpenSSL
+    // writes without MSG_NOSIGNAL. Commands we start get the default back (rb_spawn).
+    signal(SIGPIPE, SIG_IGN);
     // Idempotent; without threads it only seeds what TLS needs.
     if (mosquitto_lib_init() != MOSQ_ERR_SUCCESS) {
         errno = ENOMEM;
@@ -80,6 +93,7 @@ rb_mqtt *rb_mqtt_new(const char *client_id) {
     mosquitto_connect_callback_set(client->mosq, on_connect);
     mosquitto_disconnect_callback_set(client->mosq, on_disconnect);
     mosquitto_message_callback_set(client->mosq, on_message);
+    mosquitto_log_callback_set(client->mosq, on_log);
     return client;
 }
 
@@ -155,3 +169,10 @@ int rb_mqtt_take_message(rb_mqtt *client, char topic[RB_MQTT_TOPIC_MAX + 1], uin
 }
 
 uint64_t rb_mqtt_dropped_messages(rb_mqtt *client) { return client->dropped; }
+
+bool rb_mqtt_take_error_log(rb_mqtt *client, char text[RB_MQTT_ERROR_MAX]) {
+    if (client->last_error[0] == '\0') return false;
+    memcpy(text, client->last_error, sizeof client->last_error);
+    client->last_error[0] = '\0';
+    return true;
+}

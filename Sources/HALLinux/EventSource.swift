@@ -94,7 +94,9 @@ public struct LinuxEventSource: EventSource {
             let now = SystemClock().now()
             for (connection, fd) in zip(connections, polled) {
                 if let fd, wakeup.readable.contains(fd) || wakeup.writable.contains(fd) {
-                    inputs += connection.onReady(wakeup.readable.contains(fd), wakeup.writable.contains(fd), now)
+                    let readiness = PollReadiness(
+                        readable: wakeup.readable.contains(fd), writable: wakeup.writable.contains(fd), hungUp: wakeup.hungUp.contains(fd))
+                    inputs += connection.onReady(readiness, now)
                 }
                 if let due = connection.nextService(), due <= now { inputs += connection.service(now) }
             }
@@ -106,23 +108,37 @@ public struct LinuxEventSource: EventSource {
 
 /// A connection `LinuxEventSource` serves (`register(connection:)`), as closures over its owner:
 /// its current descriptor (nil: none now), whether it wants to write, when it must be served,
-/// what to do when its descriptor is ready (readable, writable, now) and when it is due. The
+/// what to do when its descriptor is ready and when it is due. The
 /// closures run on the loop's thread and must not block; they return the inputs they stand for.
 public struct PolledConnection {
     public var descriptor: () -> Int32?
     public var wantsWrite: () -> Bool
     public var nextService: () -> Instant?
-    public var onReady: (Bool, Bool, Instant) -> [LoopInput]
+    public var onReady: (PollReadiness, Instant) -> [LoopInput]
     public var service: (Instant) -> [LoopInput]
 
     public init(
         descriptor: @escaping () -> Int32?, wantsWrite: @escaping () -> Bool, nextService: @escaping () -> Instant?,
-        onReady: @escaping (Bool, Bool, Instant) -> [LoopInput], service: @escaping (Instant) -> [LoopInput]
+        onReady: @escaping (PollReadiness, Instant) -> [LoopInput], service: @escaping (Instant) -> [LoopInput]
     ) {
         self.descriptor = descriptor
         self.wantsWrite = wantsWrite
         self.nextService = nextService
         self.onReady = onReady
         self.service = service
+    }
+}
+
+/// How a polled descriptor is ready: readable (or hung up / in error), writable, and whether the
+/// peer hung up or the descriptor is in error (then it is readable too).
+public struct PollReadiness: Hashable, Sendable {
+    public var readable: Bool
+    public var writable: Bool
+    public var hungUp: Bool
+
+    public init(readable: Bool, writable: Bool, hungUp: Bool = false) {
+        self.readable = readable
+        self.writable = writable
+        self.hungUp = hungUp
     }
 }

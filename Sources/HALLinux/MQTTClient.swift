@@ -83,6 +83,8 @@ public final class MQTTClient: MessagePublisher {
     private var keepaliveAt: Instant?
     /// True once `start` ran; a client never started publishes nothing.
     private var started = false
+    /// The socket hung up and libmosquitto kept it: not polled until the next attempt.
+    private var abandoned = false
 
     /// Prepares the client (credentials, TLS, will); does not connect (`start`).
     public init(_ settings: Settings) throws(HALError) {
@@ -125,7 +127,7 @@ public final class MQTTClient: MessagePublisher {
     /// The socket to poll; nil while there is none (waiting to retry).
     public var descriptor: Int32? {
         let fd = rb_mqtt_socket(client)
-        return fd >= 0 ? fd : nil
+        return fd >= 0 && !abandoned ? fd : nil
     }
 
     /// True while libmosquitto has bytes the socket did not take yet.
@@ -134,17 +136,23 @@ public final class MQTTClient: MessagePublisher {
     /// When `service(now:)` must run: the keepalive or the next connection attempt.
     public var nextService: Instant? { earliestOf(retryAt, keepaliveAt) }
 
-    /// The socket was ready: reads and writes what it can, then hands over queued messages.
-    public func handle(readable: Bool, writable: Bool, now: Instant) -> [Happening] {
+    /// The socket was ready: reads and writes what it can, then hands over queued messages. A
+    /// socket whose peer hung up but that libmosquitto keeps (it does during a TLS handshake) is
+    /// no longer polled: the connection counts as down and the next attempt closes it.
+    public func handle(_ readiness: PollReadiness, now: Instant) -> [Happening] {
         var out: [Happening] = []
-        if readable && descriptor != nil {
+        if readiness.readable && descriptor != nil {
             let code = rb_mqtt_read(client)
             out += collect(code: code, now: now)
         }
-        if writable && descriptor != nil {
+        if readiness.writable && descriptor != nil {
             let code = rb_mqtt_write(client)
             keepaliveAt = now + keepalive
             out += collect(code: code, now: now)
+        }
+        if readiness.hungUp && descriptor != nil {
+            abandoned = true
+            lose(reason: settings.caFile == nil ? "the broker closed the connection" : "the broker closed the connection during the TLS handshake", now: now)
         }
         flush(now: now)
         return out + reportState()
@@ -198,7 +206,7 @@ public final class MQTTClient: MessagePublisher {
                 var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 _ = poll(&entry, 1, 50)
             }
-            _ = handle(readable: false, writable: true, now: SystemClock().now())
+            _ = handle(PollReadiness(readable: false, writable: true), now: SystemClock().now())
         }
         if state == .connected {
             _ = rb_mqtt_disconnect(client)
@@ -210,6 +218,7 @@ public final class MQTTClient: MessagePublisher {
 
     private func connect(now: Instant) -> [Happening] {
         retryAt = nil
+        abandoned = false
         let code = rb_mqtt_connect(client, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds))
         if code != 0 {
             lose(reason: Self.reason(code), now: now)
@@ -253,7 +262,12 @@ public final class MQTTClient: MessagePublisher {
     }
 
     private func lose(reason: String, now: Instant) {
-        state = .down(reason: reason)
+        var detail = [CChar](repeating: 0, count: Int(RB_MQTT_ERROR_MAX))
+        if rb_mqtt_take_error_log(client, &detail) {
+            state = .down(reason: reason + " " + String(decoding: detail.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        } else {
+            state = .down(reason: reason)
+        }
         loseKeepingState(now: now)
     }
 
@@ -266,8 +280,9 @@ public final class MQTTClient: MessagePublisher {
 
     /// The state when it changed since it was last reported.
     private func reportState() -> [Happening] {
-        // Attempts are not reported: a broker that stays down or keeps refusing is one line.
-        guard state != reportedState, state != .connecting else { return [] }
+        // Attempts are not reported: a broker that stays down or keeps refusing is one line, even
+        // when the reason changes (lost, then refused while it restarts).
+        guard state != .connecting, reportedState.map({ !Self.sameKind($0, state) }) ?? true else { return [] }
         reportedState = state
         let waiting = retryAt.map { $0 - SystemClock().now() }
         return [.state(state, retryIn: state == .connected || state == .connecting ? nil : waiting)]
@@ -294,6 +309,13 @@ public final class MQTTClient: MessagePublisher {
                 _ = collect(code: code, now: now)
                 return
             }
+        }
+    }
+
+    private static func sameKind(_ a: LinkState, _ b: LinkState) -> Bool {
+        switch (a, b) {
+        case (.connecting, .connecting), (.connected, .connected), (.down, .down), (.refused, .refused): return true
+        default: return false
         }
     }
 

@@ -23,6 +23,8 @@ final class Poller {
         var readable: [Int32] = []
         /// Descriptors watched for writing that can take bytes now.
         var writable: [Int32] = []
+        /// Watched descriptors whose peer hung up or that are in error (also in `readable`).
+        var hungUp: [Int32] = []
         /// Signal numbers taken from the signalfd, in arrival order.
         var signals: [Int32] = []
         /// The deadline has passed.
@@ -98,6 +100,7 @@ final class Poller {
             } else {
                 if entry.revents & Int16(POLLOUT) != 0 { wakeup.writable.append(entry.fd) }
                 if entry.revents & ~Int16(POLLOUT) != 0 { wakeup.readable.append(entry.fd) }
+                if entry.revents & (Int16(POLLHUP) | Int16(POLLERR)) != 0 { wakeup.hungUp.append(entry.fd) }
             }
         }
         if let deadline, !wakeup.deadlineReached, deadline <= clock.now() {

@@ -91,7 +91,7 @@ func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, command: Str
     }
     source.register(connection: PolledConnection(
         descriptor: { client.descriptor }, wantsWrite: { client.wantsWrite }, nextService: { client.nextService },
-        onReady: { readable, writable, now in translate(client.handle(readable: readable, writable: writable, now: now)) },
+        onReady: { readiness, now in translate(client.handle(readiness, now: now)) },
         service: { now in translate(client.service(now: now)) }))
     _ = translate(client.start(now: SystemClock().now()))
     return client
@@ -112,6 +112,6 @@ func mqttStateRecord(_ state: MQTTClient.LinkState, broker: String, retry: TimeS
         event = "mqtt refused"
         fields.append(.string("reason", reason))
     }
-    if let retry { fields.append(.int("retry_s", max(1, Int(retry.nanoseconds / 1_000_000_000)))) }
+    if let retry { fields.append(.int("retry_s", max(1, wholeSecondsLeft(retry)))) }
     return LogRecord(event, fields)
 }

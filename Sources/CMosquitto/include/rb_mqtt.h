@@ -20,6 +20,8 @@
 /// The longest topic and payload a received message may have; longer ones are dropped and counted.
 #define RB_MQTT_TOPIC_MAX 256
 #define RB_MQTT_PAYLOAD_MAX 256
+/// The longest error line kept from libmosquitto's log.
+#define RB_MQTT_ERROR_MAX 256
 
 typedef struct rb_mqtt rb_mqtt;
 
@@ -59,6 +61,10 @@ bool rb_mqtt_take_disconnect(rb_mqtt *client, int *code);
 /// Takes the oldest received message: 1 and fills the buffers (topic NUL-terminated), 0 when none.
 int rb_mqtt_take_message(rb_mqtt *client, char topic[RB_MQTT_TOPIC_MAX + 1], uint8_t payload[RB_MQTT_PAYLOAD_MAX],
                          size_t *payload_length);
+/// Takes libmosquitto's last error log line since the last call (OpenSSL's reason for a TLS
+/// failure: "OpenSSL Error[0]: error:0A000086:SSL routines::certificate verify failed"); false when
+/// none was logged.
+bool rb_mqtt_take_error_log(rb_mqtt *client, char text[RB_MQTT_ERROR_MAX]);
 /// Received messages dropped so far (too long, or the ring was full).
 uint64_t rb_mqtt_dropped_messages(rb_mqtt *client);
 
