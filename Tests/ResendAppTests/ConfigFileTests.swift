@@ -107,7 +107,7 @@ struct ConfigFileTests {
         }
         collect(tree, [])
         let schema = DeviceConfig.schema.map(\.path)
-        #expect(schema.count == 104)
+        #expect(schema.count == 120)
         for key in schema {
             #expect(present.contains(key), "the example lacks \(key)")
         }
