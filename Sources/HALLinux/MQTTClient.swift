@@ -33,11 +33,12 @@ public final class MQTTClient: MessagePublisher {
         public var caFile: String?
         public var certFile: String?
         public var keyFile: String?
-        public var will: BrokerMessage
+        /// The last will; nil: none.
+        public var will: BrokerMessage?
         /// Topics subscribed to after every connection.
         public var subscriptions: [String]
 
-        public init(host: String, port: Int, keepaliveSeconds: Int, clientID: String, will: BrokerMessage, subscriptions: [String]) {
+        public init(host: String, port: Int, keepaliveSeconds: Int, clientID: String, will: BrokerMessage?, subscriptions: [String]) {
             self.host = host
             self.port = port
             self.keepaliveSeconds = keepaliveSeconds
@@ -100,10 +101,11 @@ public final class MQTTClient: MessagePublisher {
             if let ca = settings.caFile {
                 try Self.check(rb_mqtt_set_tls(client, ca, settings.certFile, settings.keyFile), "mosquitto_tls_set \(ca)")
             }
-            let will = settings.will
-            try Self.check(will.payload.withUnsafeBytes {
-                rb_mqtt_set_will(client, will.topic, $0.baseAddress, Int32($0.count), 1, will.retained)
-            }, "mosquitto_will_set")
+            if let will = settings.will {
+                try Self.check(will.payload.withUnsafeBytes {
+                    rb_mqtt_set_will(client, will.topic, $0.baseAddress, Int32($0.count), 1, will.retained)
+                }, "mosquitto_will_set")
+            }
         } catch {
             rb_mqtt_free(client)
             throw error
