@@ -7,9 +7,10 @@ public struct RegisteredDescriptor: Hashable, Sendable {
     let id: Int
 }
 
-/// The Linux event loop's one blocking call: poll() over the button's request fd and any
-/// registered descriptors, a one-shot timerfd at the controller's next deadline, and a signalfd
-/// turning SIGINT/SIGTERM into `.stop`.
+/// The Linux event loop's one blocking call: poll() over the button's request fd, any registered
+/// descriptors and connections (`register(connection:)`: a network client's socket, for writing
+/// too while it has bytes to write), a one-shot timerfd at the earlier of the controller's next
+/// deadline and the connections' own, and a signalfd turning SIGINT/SIGTERM into `.stop`.
 ///
 /// One thread: create it on the thread that runs the loop (it blocks SIGINT/SIGTERM there while
 /// it exists; see `Poller`). `wait(until: nil)` blocks with no time-out at all. Edge times are the
@@ -62,7 +63,8 @@ public struct LinuxEventSource: EventSource {
 
     /// Blocks until an input is available or `deadline` (CLOCK_MONOTONIC) is reached; a deadline
     /// in the past returns at once with whatever is already pending. Order: stop, then edges, then
-    /// registered descriptors' inputs. Wake-ups that produce no input (e.g. a bounce the kernel
+    /// registered descriptors' inputs, then connections' (served at their own deadlines in
+    /// between, without returning unless that brought an input). Wake-ups that produce no input (e.g. a bounce the kernel
     /// debounced away) wait again rather than return early.
     public mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput] {
         let buttonFD = button?.fileDescriptor
