@@ -21,14 +21,17 @@ let package = Package(
         .target(name: "HAL", swiftSettings: strict),
         .target(name: "CharacterLCD", dependencies: ["HAL"], swiftSettings: strict),
         .target(name: "ResendCore", dependencies: ["HAL"], swiftSettings: strict),
+        // The configuration: JSON5 parser, value model, schema, errors, DeviceConfig and the
+        // settings they set. Pure like the layers above (bytes in, values or errors out).
+        .target(name: "ResendConfig", dependencies: ["HAL", "CharacterLCD", "ResendCore"], swiftSettings: strict),
         // Mock hardware: knows only the HAL.
         .target(name: "HALMock", dependencies: ["HAL"], swiftSettings: strict),
         // Wiring, CLI parsing, simulator: the executable's logic as a library so tests can drive it.
-        .target(name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "HALMock", "HALLinux"], swiftSettings: strict),
-        .executableTarget(name: "resend-button", dependencies: ["ResendApp", "HALLinux", "HAL", "CLinuxOS"], swiftSettings: strict),
+        .target(name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "ResendConfig", "HALMock", "HALLinux"], swiftSettings: strict),
+        .executableTarget(name: "resend-button", dependencies: ["ResendApp", "ResendConfig", "HALLinux", "HAL", "CLinuxOS"], swiftSettings: strict),
         // scripts/bench: wire bytes, CPU cost, real-time latency and accuracy, wake-ups, memory (BENCHMARKS.md).
         .executableTarget(
-            name: "resend-bench", dependencies: ["ResendApp", "ResendCore", "CharacterLCD", "HALMock", "HALLinux", "HAL"],
+            name: "resend-bench", dependencies: ["ResendApp", "ResendConfig", "ResendCore", "CharacterLCD", "HALMock", "HALLinux", "HAL"],
             swiftSettings: strict),
         // scripts/vm-test: decodes the plain-I2C test adapter's record into the glass (HALMock's emulator).
         .executableTarget(name: "hd44780-decode", dependencies: ["HALMock", "HAL"], swiftSettings: strict),
@@ -50,7 +53,7 @@ let package = Package(
         .testTarget(name: "CharacterLCDTests", dependencies: ["CharacterLCD", "HALMock", "HAL"], swiftSettings: strict),
         .testTarget(name: "HALMockTests", dependencies: ["HALMock", "HAL"], swiftSettings: strict),
         .testTarget(name: "HALLinuxTests", dependencies: ["HALLinux", "HAL"], swiftSettings: strict),
-        .testTarget(name: "ResendAppTests", dependencies: ["ResendApp", "HALMock", "CharacterLCD", "ResendCore", "HAL"], swiftSettings: strict),
+        .testTarget(name: "ResendAppTests", dependencies: ["ResendApp", "ResendConfig", "HALMock", "CharacterLCD", "ResendCore", "HAL"], swiftSettings: strict),
     ]
 )
 
@@ -59,6 +62,6 @@ let package = Package(
 if Context.environment["RESEND_FUZZ"] == "1" {
     package.targets.append(
         .executableTarget(
-            name: "resend-fuzz", dependencies: ["ResendApp", "ResendCore", "CharacterLCD", "HALMock", "HAL"],
+            name: "resend-fuzz", dependencies: ["ResendApp", "ResendConfig", "ResendCore", "CharacterLCD", "HALMock", "HAL"],
             path: "Fuzz/Sources", swiftSettings: strict))
 }

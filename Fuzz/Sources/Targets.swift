@@ -2,6 +2,7 @@ import CharacterLCD
 import HAL
 import HALMock
 import ResendApp
+import ResendConfig
 import ResendCore
 
 /// The text of an input: its bytes as UTF-8, invalid sequences replaced (as the program reads files).

@@ -29,3 +29,15 @@ public struct ButtonLevel: Hashable, Sendable {
 public protocol OutputLine {
     mutating func set(_ active: Bool) throws(HALError)
 }
+
+/// The bias of an input line.
+public enum GPIOBias: Hashable, Sendable {
+    /// Internal pull-up: a button to ground reads high when released (the default).
+    case pullUp
+    /// Internal pull-down: a button to 3V3.
+    case pullDown
+    /// No internal resistor: an external one is fitted.
+    case disabled
+    /// Leave the bias as the firmware/device tree set it.
+    case asIs
+}

@@ -145,17 +145,7 @@ public func findLine(named name: String, deviceDirectory: String = "/dev") throw
     }
 }
 
-/// The bias of an input line.
-public enum GPIOBias: Hashable, Sendable {
-    /// Internal pull-up: a button to ground reads high when released (the default).
-    case pullUp
-    /// Internal pull-down: a button to 3V3.
-    case pullDown
-    /// No internal resistor: an external one is fitted.
-    case disabled
-    /// Leave the bias as the firmware/device tree set it.
-    case asIs
-
+extension GPIOBias {
     var shimValue: rb_gpio_bias {
         switch self {
         case .pullUp: RB_GPIO_BIAS_PULL_UP

@@ -1,4 +1,5 @@
 import HAL
+import ResendConfig
 import ResendCore
 
 /// The program's version, printed by `--version`.

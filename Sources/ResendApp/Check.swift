@@ -1,6 +1,7 @@
 import CharacterLCD
 import HAL
 import HALLinux
+import ResendConfig
 
 /// One line of `resend-button check`: OK, a NOTE that changes nothing, or a PROBLEM with the exit
 /// code it stands for (69 missing, 77 permission, 64 a flag the user must add).

@@ -1,5 +1,6 @@
 import HAL
 import HALLinux
+import ResendConfig
 
 /// `check`'s evdev part: the input devices with their names and whether they have digit keys, the
 /// keypad device (`--keypad-device`) marked, and with `--keys SECONDS` a short key test on it (when it is the configured backend or named).

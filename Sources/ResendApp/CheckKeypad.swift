@@ -1,5 +1,6 @@
 import HAL
 import HALLinux
+import ResendConfig
 import ResendCore
 
 /// `check`'s GPIO matrix keypad part (`keypad.enabled` with `keypad.backend: "matrix"` in the

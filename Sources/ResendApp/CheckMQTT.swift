@@ -1,5 +1,6 @@
 import HAL
 import HALLinux
+import ResendConfig
 import ResendCore
 
 /// `check`'s broker findings when the configuration's `mqtt.enabled`: the broker reachable, TLS,

@@ -1,5 +1,6 @@
 import HAL
 import HALLinux
+import ResendConfig
 import ResendCore
 
 /// The loop's environment as `run` and the simulators build it: their own source, display, LED,

@@ -1,6 +1,7 @@
 import CharacterLCD
 import HAL
 import HALLinux
+import ResendConfig
 import ResendCore
 
 /// Where a GPIO line is, as the user wrote it: a line name ("GPIO17", found on whichever chip has

@@ -1,6 +1,7 @@
 import CharacterLCD
 import HAL
 import HALMock
+import ResendConfig
 import ResendCore
 
 /// What a terminal delivers to the interactive simulator.

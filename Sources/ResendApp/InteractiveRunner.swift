@@ -2,6 +2,7 @@ import CharacterLCD
 import HAL
 import HALLinux
 import HALMock
+import ResendConfig
 import ResendCore
 
 extension TerminalKeyboard: KeySource {

@@ -1,5 +1,6 @@
 import HAL
 import HALLinux
+import ResendConfig
 
 /// `run`'s evdev keypad (`keypad.backend: "evdev"`): the input device `keypad.device`, taken
 /// exclusively (EVIOCGRAB), its keys delivered to the loop as `.key` inputs through

@@ -1,5 +1,6 @@
 import HAL
 import HALLinux
+import ResendConfig
 import ResendCore
 
 /// The keypad parts `run` acquires with the rest of the hardware (so one start names every

@@ -1,5 +1,6 @@
 import HAL
 import HALLinux
+import ResendConfig
 import ResendCore
 
 /// The broker settings and topics of a configuration's `mqtt` section, made concrete: the host

@@ -1,5 +1,6 @@
 import HAL
 import HALLinux
+import ResendConfig
 
 /// The line `output off` drives: the keypad's output (`keypad.output.line`) and its polarity.
 public struct OutputLineTarget: Hashable, Sendable {

@@ -1,6 +1,7 @@
 import CharacterLCD
 import HAL
 import HALLinux
+import ResendConfig
 import ResendCore
 
 /// The LED line when one is fitted, nothing otherwise (one type for the event loop either way).

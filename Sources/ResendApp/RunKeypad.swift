@@ -1,5 +1,6 @@
 import HAL
 import HALLinux
+import ResendConfig
 import ResendCore
 
 /// What `run` holds for its keypad (`keypad.enabled`) while the loop runs: the backend attached to

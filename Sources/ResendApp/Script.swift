@@ -1,5 +1,6 @@
 import HALMock
 import HAL
+import ResendConfig
 
 /// One step of a headless simulation script.
 public enum ScriptItem: Hashable, Sendable {

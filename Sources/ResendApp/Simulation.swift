@@ -2,6 +2,7 @@ import CharacterLCD
 import HAL
 import HALLinux
 import HALMock
+import ResendConfig
 import ResendCore
 
 /// The mock device: the real driver and controller, an emulated PCF8574 + HD44780 on a recording

@@ -2,6 +2,7 @@ import CharacterLCD
 import HAL
 import HALLinux
 import HALMock
+import ResendConfig
 import ResendCore
 
 // The simulator with a keypad: when the configuration file enables `keypad`, the headless and the

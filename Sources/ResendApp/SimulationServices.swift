@@ -2,6 +2,7 @@ import CharacterLCD
 import HAL
 import HALLinux
 import HALMock
+import ResendConfig
 import ResendCore
 
 /// The deployable behaviour in the simulator (`simulate` flags): the send command (a real one, or a

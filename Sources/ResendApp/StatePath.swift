@@ -1,4 +1,5 @@
 import HALLinux
+import ResendConfig
 
 /// Refuses a state file path that names something other than a regular file (a device node, a
 /// FIFO, a socket, a directory, a symbolic link), before anything runs: the program reads, moves

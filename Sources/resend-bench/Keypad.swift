@@ -2,6 +2,7 @@ import CharacterLCD
 import HAL
 import HALMock
 import ResendApp
+import ResendConfig
 import ResendCore
 
 // Figure 7: the keypad (issue 14) on virtual time, through the device's one loop (`EventLoop`) with the code entry,

@@ -1,5 +1,6 @@
 import Testing
 @testable import ResendApp
+@testable import ResendConfig
 
 @Suite("Config file: loading, config check and the example file")
 struct ConfigFileTests {

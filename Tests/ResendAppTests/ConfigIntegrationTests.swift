@@ -2,6 +2,7 @@ import CharacterLCD
 import HAL
 import HALLinux
 import ResendApp
+import ResendConfig
 import ResendCore
 import Testing
 

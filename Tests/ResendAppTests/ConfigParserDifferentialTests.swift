@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Testing
 @testable import ResendApp
+@testable import ResendConfig
 
 /// The product reads JSON5 with its own parser; the tests (which may use Foundation) compare it
 /// with FoundationEssentials' JSON5 decoder on files both read the same way. Where they differ by

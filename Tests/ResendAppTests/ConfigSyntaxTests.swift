@@ -1,6 +1,7 @@
 import HAL
 import Testing
 @testable import ResendApp
+@testable import ResendConfig
 
 @Suite("Config file syntax: JSON5, and where it goes wrong")
 struct ConfigSyntaxTests {

@@ -1,4 +1,5 @@
 @testable import ResendApp
+@testable import ResendConfig
 
 /// What `resend-button ARGS` did, with `files` as the file system.
 struct CLIOutcome {

@@ -4,6 +4,7 @@ import HALLinux
 import ResendCore
 import Testing
 @testable import ResendApp
+@testable import ResendConfig
 
 @Suite("Config file validation: every problem names the key, the value and what is allowed")
 struct ConfigValidationTests {

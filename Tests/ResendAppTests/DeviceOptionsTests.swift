@@ -2,6 +2,7 @@ import CharacterLCD
 import HAL
 import HALLinux
 import ResendApp
+import ResendConfig
 import Testing
 
 /// Runs `body`; returns the ExitError it threw, or nil.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ResendApp
+@testable import ResendConfig
 
 /// The documentation pages a maker reads: README.md, every page in docs/, and the board READMEs.
 private func documentationPages() throws -> [String] {

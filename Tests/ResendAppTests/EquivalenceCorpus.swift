@@ -1,5 +1,6 @@
 import Glibc
 @testable import ResendApp
+@testable import ResendConfig
 import Synchronization
 
 /// Records every command line the tests run (with the files they give it) for the equivalence

@@ -2,6 +2,7 @@ import HAL
 import HALMock
 import HALLinux
 import ResendApp
+import ResendConfig
 import ResendCore
 import Testing
 

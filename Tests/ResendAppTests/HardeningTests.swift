@@ -1,6 +1,7 @@
 import HAL
 import HALMock
 import ResendApp
+import ResendConfig
 import ResendCore
 import Testing
 

@@ -5,6 +5,7 @@ import HALMock
 import ResendCore
 import Testing
 @testable import ResendApp
+@testable import ResendConfig
 
 /// What `resend-button ARGS` did with the real file system (the product's own readers).
 private func runReal(_ arguments: [String]) -> (code: ExitCode, out: [String], err: [String]) {

@@ -1,4 +1,5 @@
 @testable import ResendApp
+@testable import ResendConfig
 import HAL
 import ResendCore
 import Testing

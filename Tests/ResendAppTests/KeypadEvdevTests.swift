@@ -4,6 +4,7 @@ import HAL
 import ResendCore
 import Testing
 @testable import ResendApp
+@testable import ResendConfig
 
 /// A temporary directory standing in for /dev/input/by-id: a file at `path` is the device's link;
 /// opening it adopts a pipe the test writes struct input_event records into (64-bit layout).

@@ -2,6 +2,7 @@ import HAL
 import HALMock
 import ResendCore
 import ResendApp
+import ResendConfig
 import Testing
 
 /// A keypad configuration (4x3 matrix defaults) with these extra `keypad` members and `lcd` members.

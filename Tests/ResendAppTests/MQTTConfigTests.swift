@@ -1,5 +1,6 @@
 import Glibc
 import HAL
+import ResendConfig
 import ResendCore
 import Testing
 @testable import ResendApp

@@ -2,6 +2,7 @@ import Glibc
 import HAL
 import HALMock
 import ResendApp
+import ResendConfig
 import ResendCore
 import Testing
 

@@ -1,4 +1,5 @@
 @testable import ResendApp
+@testable import ResendConfig
 import Testing
 
 /// `config check` warns when the door strike's output is active at its pin's reset pull.

@@ -1,6 +1,7 @@
 import HAL
 import HALLinux
 @testable import ResendApp
+@testable import ResendConfig
 import Testing
 
 /// `run` with `keypad.enabled`: what it says when the keypad's lines are missing or busy, and how

@@ -2,6 +2,7 @@ import CharacterLCD
 import HAL
 import HALMock
 import ResendApp
+import ResendConfig
 import ResendCore
 
 /// Seconds (with millisecond precision) as an instant on virtual time: `at(11.02)`.

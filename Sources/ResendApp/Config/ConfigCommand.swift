@@ -1,3 +1,5 @@
+import ResendConfig
+
 /// `resend-button config check FILE`: validates FILE and prints `FILE: OK; <summary>` (exit 0),
 /// then `FILE: warning: ...` when the keypad's output is active at the pin's reset pull (exit 0 too),
 /// or every problem, one line each, and exits 78 (EX_CONFIG). A missing FILE is 78 too; a

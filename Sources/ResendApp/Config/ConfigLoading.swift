@@ -1,7 +1,5 @@
-import CharacterLCD
-import HAL
 import HALLinux
-import ResendCore
+import ResendConfig
 
 /// What reading a configuration file (or another text file the user names) gave.
 public enum ConfigFileContents: Sendable {
@@ -54,35 +52,6 @@ public enum ConfigFileContents: Sendable {
 }
 
 extension DeviceConfig {
-    /// Parses and validates the JSON5 `text` of a configuration file; `source` names it in
-    /// messages. Keys the file leaves out keep their defaults.
-    ///
-    /// Throws every problem found: the first syntax error (with line and column), or all the
-    /// schema's complaints (unknown keys, wrong types, values out of range, keys given twice,
-    /// texts the display cannot show).
-    public static func parse(text: String, source: String) throws(ConfigErrors) -> DeviceConfig {
-        try parse(bytes: Array(text.utf8), source: source)
-    }
-
-    /// `parse(text:source:)` for the file's bytes as read: bytes that are not UTF-8 are a syntax
-    /// error with their line and column.
-    public static func parse(bytes: [UInt8], source: String) throws(ConfigErrors) -> DeviceConfig {
-        let document: JSON5Document
-        switch JSON5Parser.parse(bytes) {
-        case .success(let parsed):
-            document = parsed
-        case .failure(let syntax):
-            throw ConfigErrors(source: source, errors: [ConfigError(path: "", message: syntax.message, line: syntax.line, column: syntax.column)])
-        }
-        let reader = ConfigReader(fullSchema: schema)
-        for duplicate in document.duplicates {
-            reader.report(duplicate.path, "given twice (at \(duplicate.firstLine):\(duplicate.firstColumn) and \(duplicate.line):\(duplicate.column)); give each key once")
-        }
-        let config = read(document.value, reader: reader)
-        guard reader.errors.isEmpty else { throw ConfigErrors(source: source, errors: reader.allErrors) }
-        return config
-    }
-
     /// Loads the configuration for `run` or `simulate`. `explicit` tells whether the user named the
     /// file (`--config PATH`): then a missing file is an error; the default path
     /// (`DeviceConfig.defaultPath`) may be absent, which means "all defaults". A file that exists
@@ -123,39 +92,9 @@ extension DeviceConfig {
     public static func load(for arguments: ParsedArguments, read: (String) -> ConfigFileContents) throws(ExitError) -> DeviceConfig {
         try load(path: arguments.value("config") ?? defaultPath, explicit: arguments.value("config") != nil, read: read)
     }
+}
 
-    /// One line for `config check`: what this configuration sets up.
-    public var summary: String {
-        let bias: String
-        switch button.bias {
-        case .pullUp: bias = "pull-up"
-        case .pullDown: bias = "pull-down"
-        case .disabled: bias = "no bias"
-        case .asIs: bias = "bias as-is"
-        }
-        var parts: [String] = []
-        parts.append("button \(button.line) (\(bias), \(button.activeLow ? "active-low" : "active-high"), debounce \(button.debounceMs) ms \(button.debounceMode == .stable ? "stable" : "prompt"))")
-        parts.append("LED " + (led.line.map { "\($0)\(led.activeLow ? " (active-low)" : "")" } ?? "none"))
-        let address: String
-        switch lcd.address {
-        case .auto: address = "auto"
-        case .fixed(let fixed): address = DeviceConfig.hexAddress(Int(fixed.rawValue))
-        }
-        parts.append("LCD \(lcd.geometry.name) ROM \(lcd.rom.rawValue) on i2c-\(lcd.bus) at \(address)" + (lcd.wiring == .common ? "" : ", custom wiring"))
-        parts.append("cooldown \(cooldown.seconds) s")
-        if let command = send.command {
-            parts.append("send \(command[0]) (timeout \(send.timeoutSeconds) s)")
-        } else {
-            parts.append("no send command")
-        }
-        parts.append("state \(stateFile)")
-        if policy.enabled {
-            parts.append("policy on (cooldowns \(policy.cooldowns.map(String.init).joined(separator: "/")) s, at most \(policy.maxSends) sends per \(policy.windowSeconds) s)")
-        } else {
-            parts.append("policy off")
-        }
-        parts.append("log \(log.format.rawValue)")
-        if keypad.enabled { parts.append(keypad.summary) }
-        return parts.joined(separator: "; ")
-    }
+extension ConfigErrors {
+    /// For the command line: the lines, and exit code 78 (EX_CONFIG).
+    public var exitError: ExitError { ExitError(.config, lines.joined(separator: "\n")) }
 }

@@ -1,6 +1,5 @@
 import CharacterLCD
 import HAL
-import HALLinux
 import ResendCore
 
 /// Everything the configuration file (`/etc/resend-button/config.json5`) sets: one struct, one

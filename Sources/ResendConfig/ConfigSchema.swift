@@ -1,6 +1,5 @@
 import CharacterLCD
 import HAL
-import HALLinux
 import ResendCore
 
 extension DeviceConfig {

@@ -79,7 +79,7 @@ func isPlainName(_ key: String) -> Bool {
 
 /// `text` in double quotes, with quotes, backslashes and control characters escaped, for messages:
 /// the log's JSON string escaping (`jsonString`).
-func quoted(_ text: String) -> String { jsonString(text) }
+public func quoted(_ text: String) -> String { jsonString(text) }
 
 /// `value` in upper-case hex, zero-padded to `width` digits.
 func hexDigits(_ value: UInt32, width: Int) -> String {

@@ -40,7 +40,4 @@ public struct ConfigErrors: Error, Hashable, Sendable {
 
     /// One line per error, in the order found.
     public var lines: [String] { errors.map { $0.rendered(source: source) } }
-
-    /// For the command line: the lines, and exit code 78 (EX_CONFIG).
-    public var exitError: ExitError { ExitError(.config, lines.joined(separator: "\n")) }
 }
