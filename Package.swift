@@ -49,11 +49,16 @@ let package = Package(
         .target(name: "CMosquitto", cSettings: cStrict, linkerSettings: [.linkedLibrary("mosquitto")]),
         .target(name: "HALLinux", dependencies: ["HAL", "CGPIOD", "CI2C", "CLinuxOS", "CEvdev", "CMosquitto"], swiftSettings: strict),
 
-        .testTarget(name: "ResendCoreTests", dependencies: ["ResendCore", "HALMock", "HAL"], swiftSettings: strict),
-        .testTarget(name: "CharacterLCDTests", dependencies: ["CharacterLCD", "HALMock", "HAL"], swiftSettings: strict),
-        .testTarget(name: "HALMockTests", dependencies: ["HALMock", "HAL"], swiftSettings: strict),
-        .testTarget(name: "HALLinuxTests", dependencies: ["HALLinux", "HAL"], swiftSettings: strict),
-        .testTarget(name: "ResendAppTests", dependencies: ["ResendApp", "ResendConfig", "HALMock", "CharacterLCD", "ResendCore", "HAL"], swiftSettings: strict),
+        // What the test targets share (processes, temporary directories, console capture, time, the
+        // loop's test environment and recording ports); every test target imports it (Exports.swift).
+        .target(name: "TestSupport", dependencies: ["HAL", "ResendCore"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "ResendCoreTests", dependencies: ["ResendCore", "HALMock", "HAL", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "CharacterLCDTests", dependencies: ["CharacterLCD", "HALMock", "HAL", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HALMockTests", dependencies: ["HALMock", "HAL", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HALLinuxTests", dependencies: ["HALLinux", "HAL", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "ResendAppTests", dependencies: ["ResendApp", "ResendConfig", "HALMock", "CharacterLCD", "ResendCore", "HAL", "TestSupport"],
+            swiftSettings: strict),
     ]
 )
 

@@ -3,55 +3,6 @@ import HAL
 import Testing
 @testable import HALLinux
 
-/// Hostile things at a path: made in a temporary directory, never the real /dev nodes.
-extension TemporaryDirectory {
-    /// A character device node with /dev/null's numbers (1, 3); nil when this process may not
-    /// create device nodes (not root, or no CAP_MKNOD).
-    func deviceNode(_ name: String, minor: UInt = 3) -> String? {
-        let node = "\(path)/\(name)"
-        // makedev(1, minor): glibc keeps small device numbers in the low 16 bits.
-        let device = dev_t((1 << 8) | minor)
-        return mknod(node, S_IFCHR | 0o644, device) == 0 ? node : nil
-    }
-
-    func fifo(_ name: String) -> String {
-        let node = "\(path)/\(name)"
-        precondition(mkfifo(node, 0o644) == 0, "mkfifo failed")
-        return node
-    }
-
-    func symlink(_ name: String, to target: String) -> String {
-        let link = "\(path)/\(name)"
-        precondition(Glibc.symlink(target, link) == 0, "symlink failed")
-        return link
-    }
-
-    func directory(_ name: String) -> String {
-        let made = "\(path)/\(name)"
-        precondition(mkdir(made, 0o755) == 0, "mkdir failed")
-        return made
-    }
-
-    /// A regular file of `size` bytes that takes no space (a hole).
-    func sparseFile(_ name: String, size: Int) -> String {
-        let file = "\(path)/\(name)"
-        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        precondition(fd >= 0 && ftruncate(fd, off_t(size)) == 0, "cannot make \(file)")
-        _ = close(fd)
-        return file
-    }
-}
-
-/// What lstat says of `path`: type bits, device numbers, size, link target; for "left exactly as it was".
-func identity(_ path: String) -> String {
-    var info = stat()
-    guard lstat(path, &info) == 0 else { return "missing" }
-    var target = [CChar](repeating: 0, count: 4096)
-    let length = readlink(path, &target, target.count - 1)
-    let link = length > 0 ? String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-    return "mode=\(String(info.st_mode, radix: 8)) rdev=\(info.st_rdev) ino=\(info.st_ino) size=\(info.st_size) link=\(link)"
-}
-
 /// The reason `FileReader.read` gives for `path`, or nil when it read the file.
 private func readFailure(_ path: String, limit: Int = 1 << 20) -> String? {
     do throws(FileReadError) {

@@ -15,58 +15,12 @@ private func runOnce(
     let clock = SystemClock()
     if let outcome = runner.start(request, now: clock.now()) { return (outcome, true) }
     #expect(runner.runningCount == 1)
-    let giveUp = clock.now() + .seconds(20)
-    while clock.now() < giveUp {
-        let deadline = runner.nextService.map { min($0, giveUp) } ?? giveUp
-        for input in try source.wait(until: deadline) {
-            if case .commandFinished(.send, let outcome) = input {
-                #expect(runner.runningCount == 0)
-                return (outcome, false)
-            }
-        }
-        if let due = runner.nextService, due <= clock.now() {
-            #expect(runner.service(now: clock.now()).isEmpty)
-        }
-    }
-    Issue.record("the command did not finish")
-    return (CommandOutcome(sequence: 0, ending: .exited(code: -1), duration: .zero), false)
+    let outcome = try awaitCommand(.send, of: runner, on: &source)
+    #expect(runner.runningCount == 0)
+    return (outcome ?? CommandOutcome(sequence: 0, ending: .exited(code: -1), duration: .zero), false)
 }
 
 private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
-
-/// The state letter in /proc/PID/stat ("S", "Z", ...), nil when the process is gone.
-private func processState(_ pid: Int32) -> String? {
-    guard let bytes = try? FileReader.read("/proc/\(pid)/stat", limit: 4096) else { return nil }
-    let line = text(bytes)
-    guard let close = line.lastIndex(of: ")") else { return nil }
-    return line[line.index(after: close)...].split(separator: " ").first.map(String.init)
-}
-
-/// Waits up to `seconds` for `pid` to be gone or dead (a zombie waiting for its reaper, which
-/// for an orphan is not this process); true when it is.
-private func waitUntilGone(_ pid: Int32, seconds: Double) -> Bool {
-    let clock = SystemClock()
-    let giveUp = clock.now() + .milliseconds(Int64(seconds * 1000))
-    while true {
-        let state = processState(pid)
-        if state == nil || state == "Z" || state == "X" { return true }
-        if clock.now() >= giveUp { return false }
-        var pause = SleepDelay()
-        pause.delay(.milliseconds(10))
-    }
-}
-
-/// The pid written to `path` by a command, waiting up to 2 s for it.
-private func waitForPID(in path: String) -> Int32? {
-    let clock = SystemClock()
-    let giveUp = clock.now() + .seconds(2)
-    while clock.now() < giveUp {
-        if let bytes = try? FileReader.read(path, limit: 64), let pid = Int32(text(bytes).split(separator: "\n").first ?? "") { return pid }
-        var pause = SleepDelay()
-        pause.delay(.milliseconds(10))
-    }
-    return nil
-}
 
 @Suite("the send command runner", .timeLimit(.minutes(1)))
 struct ProcessRunnerTests {
@@ -164,7 +118,7 @@ struct ProcessRunnerTests {
         let (outcome, _) = try runOnce(["sh", "-c", "sleep 1000 & echo $!"])
         #expect(outcome.ending == .exited(code: 0))
         let grandchild = try #require(Int32(text(outcome.output).split(separator: "\n").first ?? ""))
-        #expect(waitUntilGone(grandchild, seconds: 2), "the grandchild \(grandchild) still runs")
+        #expect(processGone(grandchild, within: 2), "the grandchild \(grandchild) still runs")
     }
 
     @Test("a grandchild ignoring SIGTERM gets SIGKILL after the grace period, at the runner's service time")
@@ -185,12 +139,12 @@ struct ProcessRunnerTests {
         }
         let ended = clock.now()
         let grandchild = try #require(Int32(text(outcome?.output ?? []).split(separator: "\n").first ?? ""))
-        #expect(!waitUntilGone(grandchild, seconds: 0.1), "SIGTERM is ignored: it still runs")
+        #expect(!processGone(grandchild, within: 0.1), "SIGTERM is ignored: it still runs")
         let due = try #require(runner.nextService, "SIGKILL is due for the group")
         #expect(due > ended && due <= ended + .milliseconds(300))
         _ = try source.wait(until: due)
         #expect(runner.service(now: clock.now()).isEmpty)
-        #expect(waitUntilGone(grandchild, seconds: 2))
+        #expect(processGone(grandchild, within: 2))
         #expect(runner.nextService == nil)
     }
 
@@ -204,15 +158,15 @@ struct ProcessRunnerTests {
         _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
         let clock = SystemClock()
         #expect(runner.start(SendRequest(sequence: 1, attempt: 1, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0)), now: clock.now()) == nil)
-        let leader = try #require(waitForPID(in: directory.path + "/leader"))
-        let grandchild = try #require(waitForPID(in: directory.path + "/child"))
+        let leader = try #require(pidWritten(in: directory.path + "/leader", within: 2))
+        let grandchild = try #require(pidWritten(in: directory.path + "/child", within: 2))
         let started = clock.now()
         runner.terminateAll()
         let took = clock.now() - started
         #expect(runner.runningCount == 0)
         #expect(took >= .milliseconds(300) && took < .seconds(2), "waited the grace period for the one ignoring SIGTERM")
-        #expect(waitUntilGone(grandchild, seconds: 2))
-        #expect(waitUntilGone(leader, seconds: 2))
+        #expect(processGone(grandchild, within: 2))
+        #expect(processGone(leader, within: 2))
     }
 
     @Test("huge output is drained, the first 4096 bytes kept and the rest counted, without blocking the command")

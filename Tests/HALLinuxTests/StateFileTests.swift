@@ -3,22 +3,6 @@ import HAL
 import Testing
 @testable import HALLinux
 
-extension TemporaryDirectory {
-    /// The names in the directory (not recursive), sorted.
-    var files: [String] {
-        guard let directory = opendir(path) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
-    }
-}
-
 @Suite("the state file")
 struct StateFileTests {
     @Test("a missing file reads as nothing stored")
@@ -34,7 +18,7 @@ struct StateFileTests {
         try file.write(Array("first, longer content\n".utf8))
         try file.write(Array("second\n".utf8))
         #expect(try file.read() == Array("second\n".utf8))
-        #expect(directory.files == ["state.json"])
+        #expect(directory.names == ["state.json"])
     }
 
     @Test("a failed fsync leaves the old content in place and removes the temporary file")
@@ -48,7 +32,7 @@ struct StateFileTests {
         }.result
         #expect(error == HALError(.io, operation: "fsync \(directory.path)/state.json.tmp", errno: EIO))
         #expect(try file.read() == Array("old\n".utf8))
-        #expect(directory.files == ["state.json"])
+        #expect(directory.names == ["state.json"])
     }
 
     @Test("writing into a missing directory throws notFound naming the temporary file")
@@ -68,7 +52,7 @@ struct StateFileTests {
         #expect(try file.read() == nil)
         try file.write(Array("garbage 2".utf8))
         #expect(try file.moveAside() == directory.path + "/state.json.corrupt-2")
-        #expect(directory.files == ["state.json.corrupt-1", "state.json.corrupt-2"])
+        #expect(directory.names == ["state.json.corrupt-1", "state.json.corrupt-2"])
         #expect(try StateFile(path: directory.path + "/state.json.corrupt-2").read() == Array("garbage 2".utf8))
     }
 
@@ -88,7 +72,7 @@ struct StateFileTests {
     /// Something not a regular file at PATH: never read, moved aside or replaced.
     private func checkLeftAlone(_ path: String, in directory: TemporaryDirectory, reason: String) {
         let before = identity(path)
-        let names = directory.files
+        let names = directory.names
         var file = StateFile(path: path)
         #expect(file.checkPath() == reason)
         let readError = thrownError { _ = try file.read() }
@@ -101,7 +85,7 @@ struct StateFileTests {
         let moveError = thrownError { _ = try file.moveAside() }
         #expect(moveError?.operation.hasPrefix("move aside \(path): it ") == true)
         #expect(identity(path) == before, "left exactly as it was")
-        #expect(directory.files == names, "no temporary file or corrupt copy left")
+        #expect(directory.names == names, "no temporary file or corrupt copy left")
     }
 
     @Test("a device node as the state file (a mknod copy of /dev/null) is never read, moved aside or replaced",
@@ -136,7 +120,7 @@ struct StateFileTests {
             .invalidArgument, operation: "create \(link): it exists and is a symbolic link; left alone (remove it by hand)", errno: EEXIST))
         #expect(contents(victim) == "precious\n")
         #expect((identity(victim), identity(link)) == before)
-        #expect(directory.files == ["state.json.tmp", "victim"])
+        #expect(directory.names == ["state.json.tmp", "victim"])
     }
 
     @Test("a regular PATH.tmp left by a crash is removed by name (a hard link's other name keeps its content) and the write goes on")
@@ -148,7 +132,7 @@ struct StateFileTests {
         try file.write(Array("new\n".utf8))
         #expect(try file.read() == Array("new\n".utf8))
         #expect(contents(directory.path + "/victim") == "precious\n")
-        #expect(directory.files == ["state.json", "victim"])
+        #expect(directory.names == ["state.json", "victim"])
     }
 
     @Test("moving aside never replaces an existing name, not even a dangling link")
@@ -171,6 +155,6 @@ struct StateFileTests {
         #expect(error.errno == EFBIG)
         #expect(file.isUnreadableContent(error))
         #expect(try file.moveAside() == big + ".corrupt-1")
-        #expect(directory.files == ["state.json.corrupt-1"])
+        #expect(directory.names == ["state.json.corrupt-1"])
     }
 }

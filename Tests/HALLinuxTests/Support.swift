@@ -45,45 +45,6 @@ final class Pipe {
     }
 }
 
-/// A fresh empty directory under /tmp, removed (with its files, one level) when the value goes away.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/hallinux-test-XXXXXX".utf8CString)
-        let made = mkdtemp(&template)
-        precondition(made != nil, "mkdtemp failed")
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// Creates `relative` (and its parent directories) holding `contents`.
-    func write(_ relative: String, _ contents: String) {
-        let full = "\(path)/\(relative)"
-        var parent = ""
-        for component in full.split(separator: "/").dropLast() {
-            parent += "/\(component)"
-            _ = mkdir(parent, 0o755)
-        }
-        let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        precondition(fd >= 0, "cannot create \(full)")
-        let bytes = Array(contents.utf8)
-        _ = Glibc.write(fd, bytes, bytes.count)
-        _ = close(fd)
-    }
-
-    deinit {
-        // Test trees are tiny; let the shell remove them.
-        var pid: pid_t = 0
-        let args = ["/bin/rm", "-rf", path]
-        var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
-        if posix_spawn(&pid, "/bin/rm", nil, nil, &argv, nil) == 0 {
-            var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
-        }
-        argv.forEach { free($0) }
-    }
-}
-
 /// A fake I2C bus whose devices answer at `responders`; `claimed` addresses are held by a driver.
 struct FakeProbeBus: I2CBus {
     var responders: Set<UInt8>
@@ -101,4 +62,29 @@ struct FakeProbeBus: I2CBus {
         if claimed.contains(address.rawValue) { throw HALError(.busy, operation: "I2C_SLAVE", errno: EBUSY) }
         return responders.contains(address.rawValue)
     }
+}
+
+/// Waits, as the event loop does, for the command `runner` started (for `purpose`) to finish: the
+/// runner's descriptor is registered with `source`, which is waited on until the runner's next
+/// service time, when the runner is serviced (that gives no outcome: outcomes come through the
+/// source). The outcome; nil after 20 s, or when the end comes as another purpose's (an issue each).
+func awaitCommand(_ purpose: CommandPurpose, of runner: ProcessRunner, on source: inout LinuxEventSource) throws -> CommandOutcome? {
+    let clock = SystemClock()
+    let giveUp = clock.now() + .seconds(20)
+    while clock.now() < giveUp {
+        let deadline = runner.nextService.map { min($0, giveUp) } ?? giveUp
+        for input in try source.wait(until: deadline) {
+            guard case .commandFinished(let finished, let outcome) = input else { continue }
+            guard finished == purpose else {
+                Issue.record("a \(purpose) command's end came as a \(finished) command's")
+                return nil
+            }
+            return outcome
+        }
+        if let due = runner.nextService, due <= clock.now() {
+            #expect(runner.service(now: clock.now()).isEmpty)
+        }
+    }
+    Issue.record("the \(purpose) command did not finish in 20 s")
+    return nil
 }

@@ -15,20 +15,8 @@ private func verifyOnce(_ arguments: [String], input: String, timeout: TimeSpan 
     let clock = SystemClock()
     var bytes = Array(input.utf8)
     if let outcome = runner.start(sequence: 3, input: &bytes, now: clock.now()) { return (outcome, bytes) }
-    let giveUp = clock.now() + .seconds(20)
-    while clock.now() < giveUp {
-        let deadline = runner.nextService.map { min($0, giveUp) } ?? giveUp
-        for input in try source.wait(until: deadline) {
-            switch input {
-            case .commandFinished(.verify, let outcome): return (outcome, bytes)
-            case .commandFinished(.send, _): Issue.record("a verify command's end came as a send's")
-            default: break
-            }
-        }
-        if let due = runner.nextService, due <= clock.now() { _ = runner.service(now: clock.now()) }
-    }
-    Issue.record("the verify command did not finish")
-    return (CommandOutcome(sequence: 0, ending: .exited(code: -1), duration: .zero), bytes)
+    let outcome = try awaitCommand(.verify, of: runner, on: &source)
+    return (outcome ?? CommandOutcome(sequence: 0, ending: .exited(code: -1), duration: .zero), bytes)
 }
 
 private func contents(_ path: String) -> String {

@@ -1,19 +1,9 @@
 import Foundation
 import Testing
 
-/// The `resend-button` executable of this build: next to the test bundle (the build products
-/// directory, whatever the scratch path), else in the package's .build/debug.
+/// The `resend-button` executable of this build (`executablePath()`) as a file URL.
 func builtBinary() -> URL? {
-    var candidates: [URL] = []
-    if let first = CommandLine.arguments.first {
-        candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent("resend-button"))
-    }
-    if let executable = Bundle.main.executableURL {
-        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("resend-button"))
-    }
-    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    candidates.append(packageRoot.appendingPathComponent(".build/debug/resend-button"))
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    executablePath().map { URL(fileURLWithPath: $0) }
 }
 
 /// True on a machine like the development container: no GPIO chip and no I2C bus at all. Where

@@ -68,13 +68,13 @@ struct CheckEvdevTests {
     }
 
     @Test func theListReadsDevInputWithTheLinksThatLeadToEachNode() throws {
-        let directory = TestDirectory()
-        directory.file("event0")
-        directory.file("event7")
-        directory.file("mouse0")
-        directory.link("by-id/usb-Keypad-event-kbd", to: "../event7")
-        directory.link("by-path/platform-usb-0:1-event-kbd", to: "../event7")
-        directory.link("by-id/usb-Keypad-mouse", to: "../mouse0")
+        let directory = TemporaryDirectory()
+        directory.write("event0", "")
+        directory.write("event7", "")
+        directory.write("mouse0", "")
+        directory.symlink("by-id/usb-Keypad-event-kbd", to: "../event7")
+        directory.symlink("by-path/platform-usb-0:1-event-kbd", to: "../event7")
+        directory.symlink("by-id/usb-Keypad-mouse", to: "../mouse0")
         let devices = Discovery.inputDevices(directory: directory.path)
         #expect(devices.map(\.path) == [directory.path + "/event0", directory.path + "/event7"])
         #expect(devices.last?.links == [directory.path + "/by-path/platform-usb-0:1-event-kbd", directory.path + "/by-id/usb-Keypad-event-kbd"])
@@ -90,8 +90,8 @@ struct CheckEvdevTests {
     }
 
     @Test func theKeyTestOnSomethingThatIsNotAnInputDeviceSaysSoAtOnce() {
-        let directory = TestDirectory()
-        directory.file("event7")
+        let directory = TemporaryDirectory()
+        directory.write("event7", "")
         var options = CheckOptions()
         options.keypadDevice = directory.path + "/event7"
         options.keySeconds = 30
@@ -132,47 +132,5 @@ struct CheckEvdevTests {
         let options = try CheckOptions.parse(["--keypad-device", "/dev/input/by-id/usb-kp-event-kbd", "--keys", "10"])
         #expect(options.keypadDevice == "/dev/input/by-id/usb-kp-event-kbd")
         #expect(options.keySeconds == 10)
-    }
-}
-
-/// A temporary directory of plain files and symbolic links standing in for /dev/input.
-private final class TestDirectory {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/resend-input-XXXXXX".utf8CString)
-        precondition(mkdtemp(&template) != nil, "mkdtemp failed")
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    func file(_ name: String) {
-        let fd = open(path + "/" + name, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        precondition(fd >= 0)
-        _ = close(fd)
-    }
-
-    func link(_ name: String, to target: String) {
-        if let slash = name.firstIndex(of: "/") { _ = mkdir(path + "/" + name[..<slash], 0o755) }
-        precondition(symlink(target, path + "/" + name) == 0)
-    }
-
-    deinit {
-        for sub in ["by-id", "by-path"] {
-            for name in (try? listing(path + "/" + sub)) ?? [] { _ = unlink(path + "/" + sub + "/" + name) }
-            _ = rmdir(path + "/" + sub)
-        }
-        for name in (try? listing(path)) ?? [] { _ = unlink(path + "/" + name) }
-        _ = rmdir(path)
-    }
-
-    private func listing(_ directory: String) throws -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
     }
 }

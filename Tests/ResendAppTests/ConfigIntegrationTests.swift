@@ -82,11 +82,9 @@ struct ConfigIntegrationTests {
     func brokenFile() {
         let read: (String) -> ConfigFileContents = { _ in .text("{cooldown: {secnds: 5}}") }
         for arguments in [["run"], ["simulate", "--headless"]] {
-            let capture = Capture()
-            let console = Console(out: { capture.out.append($0) }, err: { capture.err.append($0) }, readFile: { _ in nil }, readConfig: read)
-            let code = runCommandLine(arguments, console: console) { (_: SimulateOptions) throws(ExitError) in }
-            #expect(code == .config)
-            #expect(capture.err == ["/etc/resend-button/config.json5: cooldown.secnds: unknown key (did you mean 'seconds'?); allowed in cooldown: seconds"])
+            let result = runCaptured(arguments, readConfig: read)
+            #expect(result.code == .config)
+            #expect(result.err == ["/etc/resend-button/config.json5: cooldown.secnds: unknown key (did you mean 'seconds'?); allowed in cooldown: seconds"])
         }
     }
 

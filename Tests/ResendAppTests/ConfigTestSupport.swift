@@ -1,23 +1,11 @@
 @testable import ResendApp
 @testable import ResendConfig
 
-/// What `resend-button ARGS` did, with `files` as the file system.
-struct CLIOutcome {
-    var code: ExitCode
-    var out: [String]
-    var err: [String]
-}
-
+/// What `resend-button ARGS` did, with `files` as the files named on the command line (the
+/// configuration file is read from the real file system); recorded for the equivalence corpus.
 func runCommand(_ arguments: [String], files: [String: String] = [:]) -> CLIOutcome {
     EquivalenceCorpus.record(arguments, files: files)
-    final class Lines: @unchecked Sendable { var out: [String] = []; var err: [String] = [] }
-    let lines = Lines()
-    let console = Console(
-        out: { lines.out.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
-        err: { lines.err.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
-        readFile: { files[$0] })
-    let code = runCommandLine(arguments, console: console, interactive: { _ throws(ExitError) in })
-    return CLIOutcome(code: code, out: lines.out, err: lines.err)
+    return runCaptured(arguments, readFile: { files[$0] })
 }
 
 /// The lines `config check` prints for `text`, and its exit code.
@@ -27,15 +15,7 @@ func checkConfig(_ text: String, name: String = "t.json5") -> CLIOutcome {
 
 /// `config check` of a file holding exactly `bytes` (which need not be UTF-8).
 func checkConfig(bytes: [UInt8], name: String = "t.json5") -> CLIOutcome {
-    final class Lines: @unchecked Sendable { var out: [String] = []; var err: [String] = [] }
-    let lines = Lines()
-    let console = Console(
-        out: { lines.out.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
-        err: { lines.err.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
-        readFile: { _ in nil },
-        readText: { path, _, _ in path == name ? .bytes(bytes) : .missing })
-    let code = runCommandLine(["config", "check", name], console: console, interactive: { _ throws(ExitError) in })
-    return CLIOutcome(code: code, out: lines.out, err: lines.err)
+    runCaptured(["config", "check", name], readText: { path, _, _ in path == name ? .bytes(bytes) : .missing })
 }
 
 /// The problems of `text` as `config check` prints them, without the "t.json5: " prefix; empty

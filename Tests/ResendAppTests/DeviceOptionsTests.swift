@@ -15,15 +15,6 @@ func exitError<T>(_ body: () throws(ExitError) -> T) -> ExitError? {
     }
 }
 
-/// A console that keeps what a user would see.
-final class CapturedConsole {
-    var out: [String] = []
-    var err: [String] = []
-    var console: Console {
-        Console(out: { self.out.append($0) }, err: { self.err.append($0) }, readFile: { _ in nil })
-    }
-}
-
 struct FlagCase: Sendable, CustomTestStringConvertible {
     var arguments: [String]
     var message: String

@@ -5,12 +5,7 @@ import Testing
 
 /// The code-entry state in a state file: (wrong codes counted, lockout rounds, a lockout running).
 private func entryState(_ path: String) -> (failures: Int, rounds: Int, lockedOut: Bool)? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { _ = close(fd) }
-    var bytes = [UInt8](repeating: 0, count: 4096)
-    let count = read(fd, &bytes, bytes.count)
-    guard count > 0, let entry = (try? PersistedState(decoding: Array(bytes[0..<count])))?.entry else { return nil }
+    guard let bytes = fileBytes(path, limit: 4096), let entry = (try? PersistedState(decoding: bytes))?.entry else { return nil }
     return (entry.failures, entry.rounds, entry.lockoutEnd != nil)
 }
 

@@ -144,7 +144,7 @@ struct EventLogTests {
     func droppedEdges() {
         var lines: [String] = []
         var dropped: UInt64 = 0
-        let logger = EventLogger(format: .json, droppedEdgeEvents: { dropped }) { lines.append($0) }
+        let logger = EventLogger(format: .json, droppedEdgeEvents: { dropped }, output: { lines.append($0) })
         logger.stepFinished(at: at(1))
         dropped = 3
         logger.stepFinished(at: at(2))

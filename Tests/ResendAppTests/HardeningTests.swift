@@ -223,6 +223,6 @@ struct FuzzRegressionTests {
     func configArguments(arguments: [String], message: String) {
         let result = runCLI(arguments)
         #expect(result.code == .usage)
-        #expect(result.err == [message])
+        #expect(result.err.joined(separator: "\n") == message, "two lines: the reason, then the usage")
     }
 }

@@ -202,12 +202,3 @@ struct KeypadEvdevTests {
         #expect(error?.message.hasPrefix("keypad.device: is null") == true)
     }
 }
-
-private func exitError(_ body: () throws(ExitError) -> Void) -> ExitError? {
-    do throws(ExitError) {
-        try body()
-        return nil
-    } catch {
-        return error
-    }
-}

@@ -10,13 +10,9 @@ private func countdownSeconds(_ line: String) -> Int? {
     return Int(fields[2][fields[2].index(fields[2].startIndex, offsetBy: 8)..<close])
 }
 
+/// The countdown's end in the state file at `path`, in wall-clock seconds; nil when none.
 private func readDeadline(_ path: String) -> Double? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { _ = close(fd) }
-    var bytes = [UInt8](repeating: 0, count: 4096)
-    let count = read(fd, &bytes, bytes.count)
-    guard count > 0, let state = try? PersistedState(decoding: Array(bytes[0..<count])) else { return nil }
+    guard let bytes = fileBytes(path, limit: 4096), let state = try? PersistedState(decoding: bytes) else { return nil }
     return state.countdownEnd.map { Double($0.millisecondsSinceEpoch) / 1000 }
 }
 

@@ -9,20 +9,10 @@ import Testing
 /// A wall time well away from the epoch.
 private let wall0 = WallTime(millisecondsSinceEpoch: 1_718_000_000_000)
 
-/// Collects output lines (tests run each closure on their own thread, synchronously).
-private final class Lines: @unchecked Sendable {
-    var lines: [String] = []
-    func append(_ line: String) { lines.append(line) }
-}
-
 /// Runs `resend-button ARGS` and returns what it printed, and its exit code.
 private func command(_ arguments: [String]) -> (out: [String], err: [String], code: ExitCode) {
-    let out = Lines()
-    let err = Lines()
-    let code = runCommandLine(
-        arguments, console: Console(out: out.append, err: err.append, readFile: { _ in nil }),
-        interactive: { _ throws(ExitError) in })
-    return (out.lines, err.lines, code)
+    let result = runCaptured(arguments)
+    return (result.out, result.err, result.code)
 }
 
 /// A headless run on virtual time with the wall clock starting at `wallStart`.
@@ -38,55 +28,13 @@ private func headless(
     services.policy = policy
     services.virtualWallStart = wallStart
     services.logSendOutput = logSendOutput
-    let lines = Lines()
-    try runHeadless(settings: settings, services: services, script: parseScript(script, command: "test"), events: true, output: lines.append)
-    return lines.lines
+    let capture = Capture()
+    try runHeadless(settings: settings, services: services, script: parseScript(script, command: "test"), events: true, output: capture.printOut)
+    return capture.out
 }
 
 /// The `screen` lines only.
 private func screens(_ lines: [String]) -> [String] { lines.filter { $0.contains(" screen |") } }
-
-/// A fresh temporary directory for state files, removed afterwards.
-final class StateDirectory {
-    let path: String
-    init() {
-        var template = Array("/tmp/resend-persist-XXXXXX".utf8CString)
-        precondition(mkdtemp(&template) != nil, "mkdtemp failed")
-        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-    var stateFile: String { path + "/state.json" }
-    func exists(_ name: String) -> Bool { access(path + "/" + name, F_OK) == 0 }
-    func write(_ name: String, _ text: String) {
-        let fd = open(path + "/" + name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        precondition(fd >= 0)
-        let bytes = Array(text.utf8)
-        precondition(Glibc.write(fd, bytes, bytes.count) == bytes.count)
-        _ = close(fd)
-    }
-    func read(_ name: String) -> String? {
-        let fd = open(path + "/" + name, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { _ = close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = Glibc.read(fd, &buffer, buffer.count)
-            guard count > 0 else { break }
-            bytes += buffer[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-    deinit {
-        if let directory = opendir(path) {
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." { _ = unlink(path + "/" + name) }
-            }
-            closedir(directory)
-        }
-        _ = rmdir(path)
-    }
-}
 
 @Suite("Send command in the simulator")
 struct PersistSendTests {
@@ -180,7 +128,7 @@ struct PersistRestartTests {
         let storage = MemoryStateStorage()
         let environment = TestEnvironment(
             source: VirtualEventSource(clock: clock, edges: ButtonScript.press(at: .origin + .seconds(1), holdFor: .milliseconds(100))),
-            display: LabelDisplay(), led: NoLED(), strike: NoStrike(), clock: clock,
+            display: FrameLog(), led: NoLED(), strike: NoStrike(), clock: clock,
             observer: WallJumper(wall: wall, jumpAt: .origin + .seconds(2), jump: .seconds(jump)), sender: NoCommandRunner(),
             verifier: NoCodeVerifier(), store: storage, wallClock: wall)
         var loop = EventLoop(
@@ -189,8 +137,8 @@ struct PersistRestartTests {
                 controller: ControllerConfig(duration: .seconds(5)), button: Debouncer(window: .milliseconds(20)), keypad: nil))
         try loop.run()
         #expect(loop.observer.jumped)
-        #expect(loop.display.frames.map(\.0) == [0, 1_020, 2_020, 3_020, 4_020, 5_020, 6_020, 6_020].map { Instant.origin + .milliseconds($0) })
-        #expect(loop.display.frames.map(\.1) == ["Send code", "Resend (05)", "Resend (04)", "Resend (03)", "Resend (02)", "Resend (01)", "Resend", ""])
+        #expect(loop.display.frames.map(\.time) == [0, 1_020, 2_020, 3_020, 4_020, 5_020, 6_020, 6_020].map { Instant.origin + .milliseconds($0) })
+        #expect(loop.display.frames.map { $0.lines[1] } == ["Send code", "Resend (05)", "Resend (04)", "Resend (03)", "Resend (02)", "Resend (01)", "Resend", ""])
         #expect(storage.writes.count == 2)  // the press and the end of the countdown
     }
 
@@ -231,17 +179,6 @@ struct PersistRestartTests {
         #expect(screens(second).contains("12.000 screen |Verification    |Resend          |"))
         #expect(screens(second).contains("14.020 screen |Verification    |Resend (04)     |"))  // the run goes on: 3rd send
     }
-}
-
-/// Records the label of every frame shown, with its instant.
-private struct LabelDisplay: FrameDisplay {
-    var frames: [(Instant, String)] = []
-    mutating func show(_ frame: ScreenText, now: Instant) -> [DisplayEvent] {
-        frames.append((now, String(frame.lines[1].reversed().drop { $0 == " " }.reversed())))
-        return []
-    }
-    var nextService: Instant? { nil }
-    mutating func service(now: Instant) -> [DisplayEvent] { [] }
 }
 
 /// Jumps the wall clock once, after the step at `jumpAt`.

@@ -4,32 +4,6 @@ import ResendApp
 import ResendCore
 import Testing
 
-/// Runs the command line as a user would and captures what they would read.
-struct CommandResult {
-    var code: ExitCode
-    var out: [String]
-    var err: [String]
-}
-
-final class Capture: @unchecked Sendable {
-    var out: [String] = []
-    var err: [String] = []
-}
-
-func runCLI(_ arguments: [String], files: [String: String] = [:]) -> CommandResult {
-    EquivalenceCorpus.record(arguments, files: files)
-    let capture = Capture()
-    let console = Console(
-        out: { capture.out.append(contentsOf: $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) },
-        err: { capture.err.append($0) },
-        readFile: { files[$0] },
-        readConfig: { files[$0].map(ConfigFileContents.text) ?? .missing })
-    let code = runCommandLine(arguments, console: console) { (_: SimulateOptions) throws(ExitError) in
-        throw ExitError(.software, "interactive simulator not available in tests")
-    }
-    return CommandResult(code: code, out: capture.out, err: capture.err)
-}
-
 private func pad(_ text: String, _ width: Int = 16) -> String { text + String(repeating: " ", count: width - text.count) }
 private func screenLine(_ time: String, _ status: String, _ label: String) -> String {
     "\(time) screen |\(pad(status))|\(pad(label))|"

@@ -5,11 +5,6 @@ import ResendApp
 import ResendConfig
 import ResendCore
 
-/// Seconds (with millisecond precision) as an instant on virtual time: `at(11.02)`.
-func at(_ seconds: Double) -> Instant {
-    Instant(nanoseconds: Int64((seconds * 1000).rounded()) * 1_000_000)
-}
-
 /// What a display wrapper saw: every frame shown and every service call, with the loop's `now`.
 final class DisplayRecord {
     var shows: [(time: Instant, frame: ScreenText)] = []

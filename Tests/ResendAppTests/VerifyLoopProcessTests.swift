@@ -23,16 +23,6 @@ private struct TimedKeys: EventSource {
     }
 }
 
-private struct Screens: FrameDisplay {
-    var frames: [[String]] = []
-    mutating func show(_ frame: ScreenText, now: Instant) -> [DisplayEvent] {
-        frames.append(frame.lines.map { String($0.reversed().drop { $0 == " " }.reversed()) })
-        return []
-    }
-    var nextService: Instant? { nil }
-    mutating func service(now: Instant) -> [DisplayEvent] { [] }
-}
-
 @Suite("Keypad loop with a real verify command")
 struct VerifyLoopProcessTests {
     @Test("typed on the keypad, the code reaches the verify command's standard input; the log and the state file hold only its length and the outcome")
@@ -61,12 +51,12 @@ struct VerifyLoopProcessTests {
         let output = RecordingLED(clock: clock)
         let pad = DeviceCoordinator(controller: ResendController(config: ControllerConfig(duration: .seconds(60))), entry: CodeEntry(config: entry))
         let environment = DeviceEnvironment(
-            source: TimedKeys(inner: linux, pending: pending), display: Screens(), led: NoLED(), strike: output, clock: clock,
+            source: TimedKeys(inner: linux, pending: pending), display: FrameLog(), led: NoLED(), strike: output, clock: clock,
             observer: logger, verifier: .process(process), stateFile: directory.stateFile, wallClock: SystemWallClock())
         var loop = EventLoop(environment: environment, coordinator: pad)
         try loop.run()
 
-        #expect(loop.display.frames.contains(["Code accepted", "Welcome"]))
+        #expect(loop.display.frames.map(\.lines).contains(["Code accepted", "Welcome"]))
         #expect(output.levels == [false, true, false])
         let log = lines.joined(separator: "\n")
         #expect(log.contains("code submitted length=6 check=1"))

@@ -33,26 +33,6 @@ struct ScriptedVerifier: CodeVerifier {
     }
 }
 
-/// Every frame shown, with its time, trimmed.
-struct FrameLog: FrameDisplay {
-    var frames: [(time: Instant, lines: [String])] = []
-    mutating func show(_ frame: ScreenText, now: Instant) -> [DisplayEvent] {
-        frames.append((now, frame.lines.map(trimmedLine)))
-        return []
-    }
-    var nextService: Instant? { nil }
-    mutating func service(now: Instant) -> [DisplayEvent] { [] }
-
-    /// The screen at `time` (the last frame shown at or before it).
-    func screen(at time: Instant) -> [String] { frames.last { $0.time <= time }?.lines ?? [] }
-}
-
-struct EventRecorder: LoopObserver {
-    var events: [(time: Instant, event: LoopEvent)] = []
-    mutating func record(_ event: LoopEvent, at now: Instant) { events.append((now, event)) }
-    mutating func stepFinished(at now: Instant) {}
-}
-
 /// A source that fails on its `failAfter`-th wait (the event source broke).
 struct FailingSource: EventSource {
     var inner: VirtualEventSource

@@ -61,12 +61,6 @@ private struct FlakyLED: OutputLine {
     }
 }
 
-private struct EventLog: LoopObserver {
-    var events: [(Instant, LoopEvent)] = []
-    mutating func record(_ event: LoopEvent, at now: Instant) { events.append((now, event)) }
-    mutating func stepFinished(at now: Instant) {}
-}
-
 private func press(at t: Instant, bounces: Int = 1) -> [(Instant, LoopInput)] {
     var result: [(Instant, LoopInput)] = []
     for i in 0..<bounces {
@@ -79,13 +73,13 @@ private func press(at t: Instant, bounces: Int = 1) -> [(Instant, LoopInput)] {
 }
 
 private typealias ButtonEnvironment = TestEnvironment<
-    ScriptedSource, RecordingDisplay, FlakyLED, NoStrike, TestClock, EventLog, NoCommandRunner, NoCodeVerifier, NoStateStorage, NoWallClock>
+    ScriptedSource, RecordingDisplay, FlakyLED, NoStrike, TestClock, EventRecorder, NoCommandRunner, NoCodeVerifier, NoStateStorage, NoWallClock>
 
 private func makeLoop(inputs: [(Instant, LoopInput)], duration: Int64 = 5, led: FlakyLED = FlakyLED()) -> EventLoop<ButtonEnvironment> {
     let clock = TestClock()
     let environment = ButtonEnvironment(
         source: ScriptedSource(clock: clock, inputs: inputs), display: RecordingDisplay(), led: led, strike: NoStrike(), clock: clock,
-        observer: EventLog(), sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: nil, wallClock: NoWallClock())
+        observer: EventRecorder(), sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: nil, wallClock: NoWallClock())
     return EventLoop(
         environment: environment,
         coordinator: buttonCoordinator(ControllerConfig(duration: .seconds(duration)), button: Debouncer(window: .milliseconds(20))))

@@ -147,14 +147,3 @@ struct KeypadRig {
         if persisted { apply(pad.stateWritten(stateWritable, now: now)) }
     }
 }
-
-func trimmedLine(_ line: String) -> String {
-    var text = Substring(line)
-    while text.last == " " { text = text.dropLast() }
-    return String(text)
-}
-
-/// The ASCII digits of a code as a string (test assertions only).
-func digitsText(_ code: SecretCode) -> String {
-    String(decoding: code.digits, as: UTF8.self)
-}

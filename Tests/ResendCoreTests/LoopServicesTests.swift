@@ -31,15 +31,9 @@ private struct Source: EventSource {
     }
 }
 
-private struct Frames: FrameDisplay {
-    var labels: [(Instant, String, String)] = []
-    mutating func show(_ frame: ScreenText, now: Instant) -> [DisplayEvent] {
-        func trim(_ s: String) -> String { String(s.reversed().drop { $0 == " " }.reversed()) }
-        labels.append((now, trim(frame.lines[0]), trim(frame.lines[1])))
-        return []
-    }
-    var nextService: Instant? { nil }
-    mutating func service(now: Instant) -> [DisplayEvent] { [] }
+/// Each frame as (time, status line, label line), trimmed.
+extension FrameLog {
+    fileprivate var labels: [(Instant, String, String)] { frames.map { ($0.time, $0.lines[0], $0.lines[1]) } }
 }
 
 /// A runner that wants service at `serviceAt` (a SIGTERM due) and reports its outcome through
@@ -80,23 +74,17 @@ private struct Storage: StateStorage {
     mutating func moveAside() throws(HALError) -> String { stored = nil; return "aside" }
 }
 
-private struct Log: LoopObserver {
-    var events: [LoopEvent] = []
-    mutating func record(_ event: LoopEvent, at now: Instant) { events.append(event) }
-    mutating func stepFinished(at now: Instant) {}
-}
-
 private func pressAt(_ seconds: Int64) -> [(Instant, LoopInput)] {
     let t = Instant.origin + .seconds(seconds)
     return [(t, .button(ButtonEdge(pressed: true, time: t))), (t + .milliseconds(100), .button(ButtonEdge(pressed: false, time: t + .milliseconds(100))))]
 }
 
-private typealias ServicesEnvironment = TestEnvironment<Source, Frames, NoLED, NoStrike, Clock, Log, Runner, NoCodeVerifier, Storage, Wall>
+private typealias ServicesEnvironment = TestEnvironment<Source, FrameLog, NoLED, NoStrike, Clock, EventRecorder, Runner, NoCodeVerifier, Storage, Wall>
 
 private func makeLoop(runner: Runner, storage: Storage, clock: Clock = Clock(), wall: Wall = Wall()) -> EventLoop<ServicesEnvironment> {
     let environment = ServicesEnvironment(
-        source: Source(clock: clock, inputs: pressAt(1)), display: Frames(), led: NoLED(), strike: NoStrike(), clock: clock,
-        observer: Log(), sender: runner, verifier: NoCodeVerifier(), store: storage, wallClock: wall)
+        source: Source(clock: clock, inputs: pressAt(1)), display: FrameLog(), led: NoLED(), strike: NoStrike(), clock: clock,
+        observer: EventRecorder(), sender: runner, verifier: NoCodeVerifier(), store: storage, wallClock: wall)
     return EventLoop(
         environment: environment,
         coordinator: buttonCoordinator(
@@ -132,7 +120,7 @@ struct LoopServicesTests {
         let failure = HALError(.io, operation: "fsync state.json.tmp", errno: 5)
         var loop = makeLoop(runner: Runner(delay: .seconds(1)), storage: Storage(writeError: failure))
         try loop.run()
-        #expect(loop.observer.events.contains(.state(.writeFailed(failure))))
+        #expect(loop.observer.events.map(\.event).contains(.state(.writeFailed(failure))))
         #expect(loop.display.labels.last?.2 == "")  // stopped after the script, having shown everything
         #expect(loop.display.labels.contains { $0.1 == "Send failed" })
     }
@@ -142,10 +130,10 @@ struct LoopServicesTests {
         let failure = HALError(.permission, operation: "open state.json", errno: 13)
         var loop = makeLoop(runner: Runner(delay: .seconds(1)), storage: Storage(stored: [1, 2, 3], readError: failure))
         try loop.run()
-        #expect(loop.observer.events.first == .state(.readFailed(failure)))
+        #expect(loop.observer.events.map(\.event).first == .state(.readFailed(failure)))
         var fresh = makeLoop(runner: Runner(delay: .seconds(1)), storage: Storage())
         try fresh.run()
-        #expect(fresh.observer.events.first == .state(.freshStart))
+        #expect(fresh.observer.events.map(\.event).first == .state(.freshStart))
         #expect(fresh.store?.writes == 2)  // the press, the failure; nothing at stop
     }
 
@@ -153,7 +141,7 @@ struct LoopServicesTests {
     func garbage() throws {
         var loop = makeLoop(runner: Runner(delay: .seconds(1)), storage: Storage(stored: Array("{\"version\": 7}".utf8)))
         try loop.run()
-        #expect(loop.observer.events.first == .state(.unreadable(
+        #expect(loop.observer.events.map(\.event).first == .state(.unreadable(
             reason: "version 7 is not supported (this program reads version 1)", movedTo: "aside")))
         #expect(loop.display.labels.first?.2 == "Send code")
     }

@@ -53,7 +53,8 @@ private struct Bench {
     }
 }
 
-private func at(_ ms: Int64) -> Instant { Instant(nanoseconds: 1_000_000_000) + .milliseconds(ms) }
+/// `ms` milliseconds after the scan bench's start (1 s).
+private func benchTime(_ ms: Int64) -> Instant { Instant(nanoseconds: 1_000_000_000) + .milliseconds(ms) }
 
 @Suite("Matrix scanner")
 struct MatrixScannerTests {
@@ -136,10 +137,10 @@ struct MatrixScannerTests {
         try bench.start()
         bench.matrix.press(row: 0, column: 0)
         try bench.scan()
-        try bench.run(until: at(100))
+        try bench.run(until: benchTime(100))
         // No column edge: column 0 is already active. The poll finds the second key.
         bench.matrix.press(row: 3, column: 0)
-        try bench.run(until: at(200))
+        try bench.run(until: benchTime(200))
         #expect(bench.typed.map(\.key) == [.digit1, .star])
         #expect(bench.oneRowPerReadAndNeverDrivenHigh)
         #expect(bench.typed.allSatisfy { $0.isPress })
@@ -189,15 +190,15 @@ struct MatrixScannerTests {
         try bench.start()
         // Contact bounce seen by scans 1 ms apart, then the key settles pressed.
         for (ms, down) in [(0, true), (1, false), (2, true), (3, false), (4, true)] as [(Int64, Bool)] {
-            try bench.run(until: at(ms))
+            try bench.run(until: benchTime(ms))
             bench.matrix.setKey(row: 0, column: 2, down: down)
             try bench.scan()
         }
-        try bench.run(until: at(23))
+        try bench.run(until: benchTime(23))
         #expect(bench.typed.isEmpty, "not yet: the window runs from the last bounce (4 ms)")
-        try bench.run(until: at(24))
+        try bench.run(until: benchTime(24))
         #expect(bench.typed.map(\.key) == [.digit3])
-        #expect(bench.typed.first?.at == at(24), "20 ms after the last bounce")
+        #expect(bench.typed.first?.at == benchTime(24), "20 ms after the last bounce")
         #expect(bench.keys.suppressedEdges == 4)
     }
 
@@ -206,14 +207,14 @@ struct MatrixScannerTests {
         try bench.start()
         bench.matrix.press(row: 0, column: 0)
         try bench.scan()
-        try bench.run(until: at(10))
+        try bench.run(until: benchTime(10))
         bench.matrix.press(row: 1, column: 1)
         try bench.scan()
         bench.matrix.release(row: 1, column: 1)
         try bench.scan()
-        try bench.run(until: at(100))
+        try bench.run(until: benchTime(100))
         #expect(bench.typed.map(\.key) == [.digit1], "the 5 was a glitch; the 1 counted on time")
-        #expect(bench.typed.first?.at == at(20))
+        #expect(bench.typed.first?.at == benchTime(20))
     }
 
     @Test func stopReleasesEveryRow() throws {
