@@ -102,9 +102,10 @@ public final class MQTTClient: MessagePublisher {
                 try Self.check(rb_mqtt_set_tls(client, ca, settings.certFile, settings.keyFile), "mosquitto_tls_set \(ca)")
             }
             if let will = settings.will {
-                try Self.check(will.payload.withUnsafeBytes {
-                    rb_mqtt_set_will(client, will.topic, $0.baseAddress, Int32($0.count), 1, will.retained)
-                }, "mosquitto_will_set")
+                try Self.check(
+                    will.payload.withUnsafeBytes {
+                        rb_mqtt_set_will(client, will.topic, $0.baseAddress, Int32($0.count), 1, will.retained)
+                    }, "mosquitto_will_set")
             }
         } catch {
             rb_mqtt_free(client)
@@ -154,7 +155,9 @@ public final class MQTTClient: MessagePublisher {
         }
         if readiness.hungUp && descriptor != nil {
             abandoned = true
-            lose(reason: settings.caFile == nil ? "the broker closed the connection" : "the broker closed the connection during the TLS handshake", now: now)
+            lose(
+                reason: settings.caFile == nil ? "the broker closed the connection" : "the broker closed the connection during the TLS handshake",
+                now: now)
         }
         flush(now: now)
         return out + reportState()

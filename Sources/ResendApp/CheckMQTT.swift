@@ -53,9 +53,10 @@ func mqttCheck(_ options: CheckOptions, limit: TimeSpan = .seconds(5)) -> [Check
         }
         return []
     }
-    source.register(connection: PolledConnection(
-        descriptor: { client.descriptor }, wantsWrite: { client.wantsWrite }, nextService: { client.nextService },
-        onReady: { readiness, now in take(client.handle(readiness, now: now)) }, service: { now in take(client.service(now: now)) }))
+    source.register(
+        connection: PolledConnection(
+            descriptor: { client.descriptor }, wantsWrite: { client.wantsWrite }, nextService: { client.nextService },
+            onReady: { readiness, now in take(client.handle(readiness, now: now)) }, service: { now in take(client.service(now: now)) }))
     let end = clock.now() + limit
     _ = take(client.start(now: clock.now()))
     while outcome.roundTrip == nil, clock.now() < end {
@@ -73,13 +74,22 @@ func mqttCheck(_ options: CheckOptions, limit: TimeSpan = .seconds(5)) -> [Check
     switch outcome.state {
     case .connected:
         guard let trip = outcome.roundTrip else {
-            return [.problem(.unavailable, "\(broker): connected (\(tls), \(who)) but a message to \(probe) did not come back within \(formatSeconds3(limit)) s; check the broker's ACL for \(setup.topics.base)/#")]
+            return [
+                .problem(
+                    .unavailable,
+                    "\(broker): connected (\(tls), \(who)) but a message to \(probe) did not come back within \(formatSeconds3(limit)) s; check the broker's ACL for \(setup.topics.base)/#"
+                )
+            ]
         }
         return [.ok("\(broker) reachable, \(tls), \(who), round trip \(formatMilliseconds(trip)) ms")]
     case .refused(let reason):
         return [.problem(.noPermission, "\(broker) (\(tls)) refused the connection: \(reason); check mqtt.username and mqtt.passwordFile")]
     case .down(let reason):
-        return [.problem(.unavailable, "\(broker): \(reason); check mqtt.host, mqtt.port\(settings.caFile == nil ? "" : " and mqtt.tls") and that the broker runs")]
+        return [
+            .problem(
+                .unavailable,
+                "\(broker): \(reason); check mqtt.host, mqtt.port\(settings.caFile == nil ? "" : " and mqtt.tls") and that the broker runs")
+        ]
     case .connecting:
         return [.problem(.unavailable, "\(broker): no answer within \(formatSeconds3(limit)) s; check mqtt.host, mqtt.port and the network")]
     }

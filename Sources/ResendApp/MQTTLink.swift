@@ -41,7 +41,10 @@ struct MQTTSetup {
         }
         guard let bits else { throw ExitError(.config, "\(command): mqtt.passwordFile \(shown(path)): no such file") }
         if bits & 0o077 != 0 {
-            throw ExitError(.config, "\(command): mqtt.passwordFile \(shown(path)) may be read by others (mode \(String(bits, radix: 8))); allow only its owner: chmod 600 \(path)")
+            throw ExitError(
+                .config,
+                "\(command): mqtt.passwordFile \(shown(path)) may be read by others (mode \(String(bits, radix: 8))); allow only its owner: chmod 600 \(path)"
+            )
         }
         let bytes: [UInt8]
         do throws(FileReadError) {
@@ -59,7 +62,9 @@ struct MQTTSetup {
 /// connection go to `log` once each (`MQTTClient.LinkState`); received commands become
 /// `LoopInput.remote` when the configuration allows them, refused ones are logged; Home
 /// Assistant's `online` republishes discovery and the state.
-func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, command: String, log: @escaping (LogRecord) -> Void) throws(ExitError) -> MQTTClient {
+func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, command: String, log: @escaping (LogRecord) -> Void) throws(ExitError)
+    -> MQTTClient
+{
     let client: MQTTClient
     do throws(HALError) {
         client = try MQTTClient(setup.settings)
@@ -90,10 +95,11 @@ func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, command: Str
         }
         return inputs
     }
-    source.register(connection: PolledConnection(
-        descriptor: { client.descriptor }, wantsWrite: { client.wantsWrite }, nextService: { client.nextService },
-        onReady: { readiness, now in translate(client.handle(readiness, now: now)) },
-        service: { now in translate(client.service(now: now)) }))
+    source.register(
+        connection: PolledConnection(
+            descriptor: { client.descriptor }, wantsWrite: { client.wantsWrite }, nextService: { client.nextService },
+            onReady: { readiness, now in translate(client.handle(readiness, now: now)) },
+            service: { now in translate(client.service(now: now)) }))
     _ = translate(client.start(now: SystemClock().now()))
     return client
 }

@@ -70,7 +70,8 @@ extension DeviceConfig {
             if HomeAssistantTopics.isValidTopic(id) && !id.contains("/") {
                 mqtt.clientId = id
             } else {
-                reader.report(section.keyPath("clientId"), "\(jsonString(id)) is not a client id; allowed: printable ASCII without spaces, quotes, /, + or #")
+                reader.report(
+                    section.keyPath("clientId"), "\(jsonString(id)) is not a client id; allowed: printable ASCII without spaces, quotes, /, + or #")
             }
         }
         mqtt.baseTopic = readTopic(section, "baseTopic", reader: reader)
@@ -86,7 +87,10 @@ extension DeviceConfig {
     private static func readTopic(_ section: ConfigSection, _ key: String, reader: ConfigReader) -> String? {
         guard let topic = section.optionalString(key, what: "an MQTT topic such as \"resend-button/door\"", allowEmpty: false) else { return nil }
         guard HomeAssistantTopics.isValidTopic(topic) else {
-            reader.report(section.keyPath(key), "\(jsonString(topic)) is not a topic to publish to; allowed: printable ASCII without spaces, quotes, + or #, not starting or ending with /")
+            reader.report(
+                section.keyPath(key),
+                "\(jsonString(topic)) is not a topic to publish to; allowed: printable ASCII without spaces, quotes, + or #, not starting or ending with /"
+            )
             return nil
         }
         return topic

@@ -21,8 +21,9 @@ public struct HomeAssistantTopics: Hashable, Sendable {
     public var allowResetLockout: Bool
 
     public init(base: String, discoveryPrefix: String, deviceName: String, allowOpen: Bool = false, allowResetLockout: Bool = false) {
-        precondition(Self.isValidTopic(base) && Self.isValidTopic(discoveryPrefix) && Self.isValidTopic(deviceName),
-                     "HomeAssistantTopics: invalid topic or name")
+        precondition(
+            Self.isValidTopic(base) && Self.isValidTopic(discoveryPrefix) && Self.isValidTopic(deviceName),
+            "HomeAssistantTopics: invalid topic or name")
         self.base = base
         self.discoveryPrefix = discoveryPrefix
         self.deviceName = deviceName
@@ -46,10 +47,11 @@ public struct HomeAssistantTopics: Hashable, Sendable {
     public var homeAssistantStatus: String { discoveryPrefix + "/status" }
     /// The discovery node id: the base topic with every character outside [A-Za-z0-9_-] as `_`.
     public var nodeID: String {
-        String(decoding: base.utf8.map { byte in
-            let allowed = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D
-            return allowed ? byte : UInt8(ascii: "_")
-        }, as: UTF8.self)
+        String(
+            decoding: base.utf8.map { byte in
+                let allowed = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D
+                return allowed ? byte : UInt8(ascii: "_")
+            }, as: UTF8.self)
     }
 
     /// The event types the event topic carries (and the event entity lists).
@@ -93,7 +95,8 @@ public struct HomeAssistantTopics: Hashable, Sendable {
     /// The discovery messages (retained), one per entity.
     public var discoveryMessages: [BrokerMessage] {
         let node = nodeID
-        let device = "\"device\":{\"identifiers\":[\"" + node + "\"],\"name\":\"" + deviceName
+        let device =
+            "\"device\":{\"identifiers\":[\"" + node + "\"],\"name\":\"" + deviceName
             + "\",\"manufacturer\":\"ResendButton\",\"model\":\"ResendButton\"}"
         let common = "\"availability_topic\":\"" + availability + "\"," + device
         func config(_ component: String, _ object: String, _ fields: String) -> BrokerMessage {
@@ -104,10 +107,14 @@ public struct HomeAssistantTopics: Hashable, Sendable {
         let types = Self.eventTypes.map { "\"" + $0 + "\"" }.joined(separator: ",")
         return [
             config("event", "event", "\"name\":\"Event\",\"state_topic\":\"" + event + "\",\"event_types\":[" + types + "]"),
-            config("sensor", "seconds_left", "\"name\":\"Seconds left\",\"state_topic\":\"" + state
-                + "\",\"value_template\":\"{{ value_json.seconds_left }}\",\"unit_of_measurement\":\"s\""),
-            config("binary_sensor", "lockout", "\"name\":\"Lockout\",\"state_topic\":\"" + state
-                + "\",\"value_template\":\"{{ 'ON' if value_json.lockout else 'OFF' }}\""),
+            config(
+                "sensor", "seconds_left",
+                "\"name\":\"Seconds left\",\"state_topic\":\"" + state
+                    + "\",\"value_template\":\"{{ value_json.seconds_left }}\",\"unit_of_measurement\":\"s\""),
+            config(
+                "binary_sensor", "lockout",
+                "\"name\":\"Lockout\",\"state_topic\":\"" + state
+                    + "\",\"value_template\":\"{{ 'ON' if value_json.lockout else 'OFF' }}\""),
             config("button", "send", "\"name\":\"Send code\",\"command_topic\":\"" + command + "\",\"payload_press\":\"send\""),
         ]
     }

@@ -40,9 +40,12 @@ struct PolledConnectionTests {
         let pair = SocketPair()
         let calls = Calls()
         var wantsWrite = false
-        source.register(connection: PolledConnection(
-            descriptor: { pair.near }, wantsWrite: { wantsWrite }, nextService: { nil },
-            onReady: { readiness, _ in calls.ready.append(readiness); return [] }, service: { _ in [] }))
+        source.register(
+            connection: PolledConnection(
+                descriptor: { pair.near }, wantsWrite: { wantsWrite }, nextService: { nil },
+                onReady: { readiness, _ in
+                    calls.ready.append(readiness); return []
+                }, service: { _ in [] }))
         // An idle socket: nothing to read, and writing is not asked for.
         #expect(try source.wait(until: .origin) == [])
         #expect(calls.ready.isEmpty)
@@ -56,14 +59,15 @@ struct PolledConnectionTests {
         var source = try LinuxEventSource(button: nil)
         let pair = SocketPair()
         let calls = Calls()
-        source.register(connection: PolledConnection(
-            descriptor: { pair.near }, wantsWrite: { false }, nextService: { nil },
-            onReady: { readiness, _ in
-                calls.ready.append(readiness)
-                var buffer = [UInt8](repeating: 0, count: 16)
-                _ = read(pair.near, &buffer, buffer.count)
-                return [.remote(.send)]
-            }, service: { _ in [] }))
+        source.register(
+            connection: PolledConnection(
+                descriptor: { pair.near }, wantsWrite: { false }, nextService: { nil },
+                onReady: { readiness, _ in
+                    calls.ready.append(readiness)
+                    var buffer = [UInt8](repeating: 0, count: 16)
+                    _ = read(pair.near, &buffer, buffer.count)
+                    return [.remote(.send)]
+                }, service: { _ in [] }))
         #expect(write(pair.far, "x", 1) == 1)
         #expect(try source.wait(until: nil) == [.remote(.send)])
         #expect(calls.ready == [PollReadiness(readable: true, writable: false)])
@@ -78,9 +82,13 @@ struct PolledConnectionTests {
         let clock = SystemClock()
         let calls = Calls()
         var due: Instant? = clock.now() + .milliseconds(10)
-        source.register(connection: PolledConnection(
-            descriptor: { nil }, wantsWrite: { false }, nextService: { due },
-            onReady: { _, _ in [] }, service: { now in calls.services.append(now); due = nil; return [] }))
+        source.register(
+            connection: PolledConnection(
+                descriptor: { nil }, wantsWrite: { false }, nextService: { due },
+                onReady: { _, _ in [] },
+                service: { now in
+                    calls.services.append(now); due = nil; return []
+                }))
         let deadline = clock.now() + .milliseconds(40)
         #expect(try source.wait(until: deadline) == [])
         #expect(calls.services.count == 1)
@@ -93,9 +101,13 @@ struct PolledConnectionTests {
         var source = try LinuxEventSource(button: nil)
         let clock = SystemClock()
         var due: Instant? = clock.now() + .milliseconds(5)
-        source.register(connection: PolledConnection(
-            descriptor: { nil }, wantsWrite: { false }, nextService: { due },
-            onReady: { _, _ in [] }, service: { _ in due = nil; return [.remote(.resetLockout)] }))
+        source.register(
+            connection: PolledConnection(
+                descriptor: { nil }, wantsWrite: { false }, nextService: { due },
+                onReady: { _, _ in [] },
+                service: { _ in
+                    due = nil; return [.remote(.resetLockout)]
+                }))
         #expect(try source.wait(until: nil) == [.remote(.resetLockout)])
     }
 }

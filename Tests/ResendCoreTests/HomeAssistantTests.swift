@@ -5,9 +5,11 @@ import Testing
 
 private typealias PublishingEnvironment = TestEnvironment<
     VirtualEventSource, FrameLog, RecordingLED, RecordingLED, ManualClock, PublishingObserver<EventRecorder, RecordingPublisher>,
-    ScriptedCommandRunner, ScriptedVerifier, MemoryStateStorage, ManualWallClock>
+    ScriptedCommandRunner, ScriptedVerifier, MemoryStateStorage, ManualWallClock
+>
 
-private let topics = HomeAssistantTopics(base: "rb/door", discoveryPrefix: "homeassistant", deviceName: "door", allowOpen: true, allowResetLockout: true)
+private let topics = HomeAssistantTopics(
+    base: "rb/door", discoveryPrefix: "homeassistant", deviceName: "door", allowOpen: true, allowResetLockout: true)
 
 extension KeypadDevice {
     /// The keypad device's loop with its events published to `publisher` (MQTT on virtual time).
@@ -34,7 +36,9 @@ private func field(_ key: String, _ state: String) -> String? {
 
 @Suite("MQTT and Home Assistant: what the device publishes")
 struct HomeAssistantTests {
-    @Test("a press, a wrong code and a lockout: events code_sent, code_rejected, lockout_started (never retained); the state retained, counting down; the typed code and its length in no message")
+    @Test(
+        "a press, a wrong code and a lockout: events code_sent, code_rejected, lockout_started (never retained); the state retained, counting down; the typed code and its length in no message"
+    )
     func publishedFlow() throws {
         var device = KeypadDevice()
         device.entry.maxAttempts = 2
@@ -46,17 +50,21 @@ struct HomeAssistantTests {
         var loop = device.publishingLoop(verifier: ScriptedVerifier([.exited(code: 1)]), publisher: publisher)
         try loop.run()
 
-        #expect(publisher.texts(on: "rb/door/event") == [
-            "{\"event_type\":\"code_sent\"}", "{\"event_type\":\"code_rejected\"}", "{\"event_type\":\"code_rejected\"}",
-            "{\"event_type\":\"lockout_started\"}",
-        ])
+        #expect(
+            publisher.texts(on: "rb/door/event") == [
+                "{\"event_type\":\"code_sent\"}", "{\"event_type\":\"code_rejected\"}", "{\"event_type\":\"code_rejected\"}",
+                "{\"event_type\":\"lockout_started\"}",
+            ])
         #expect(publisher.messages.filter { $0.topic == "rb/door/event" }.allSatisfy { !$0.retained })
         #expect(publisher.messages.filter { $0.topic != "rb/door/event" }.allSatisfy { $0.retained })
         // Availability first, then discovery, then the state; offline at the stop.
         #expect(publisher.messages.first == BrokerMessage(topic: "rb/door/availability", text: "online", retained: true))
         #expect(publisher.texts(on: "rb/door/availability") == ["online", "offline"])
         let states = publisher.texts(on: "rb/door/state")
-        #expect(states.first == "{\"status\":\"ready\",\"seconds_left\":0,\"sends_left\":null,\"entry\":\"idle\",\"attempts_left\":2,\"lockout\":false,\"lockout_seconds_left\":0,\"display_online\":true}")
+        #expect(
+            states.first
+                == "{\"status\":\"ready\",\"seconds_left\":0,\"sends_left\":null,\"entry\":\"idle\",\"attempts_left\":2,\"lockout\":false,\"lockout_seconds_left\":0,\"display_online\":true}"
+        )
         // One state per second of the countdown (60 ... 50 by the stop at 12 s), each on its second.
         let shown = states.compactMap { field("seconds_left", $0) }.compactMap { Int($0) }
         #expect(shown.contains(60) && shown.contains(50) && !shown.contains(61))
@@ -126,13 +134,16 @@ struct HomeAssistantTests {
         #expect(ask(topics, "rb/door/state", "send") == .ignored)
     }
 
-    @Test("discovery: one device with an event entity, a seconds-left sensor, a lockout binary sensor and a Send code button, retained, with the availability topic")
+    @Test(
+        "discovery: one device with an event entity, a seconds-left sensor, a lockout binary sensor and a Send code button, retained, with the availability topic"
+    )
     func discovery() {
         let messages = topics.discoveryMessages
-        #expect(messages.map { $0.topic } == [
-            "homeassistant/event/rb_door/event/config", "homeassistant/sensor/rb_door/seconds_left/config",
-            "homeassistant/binary_sensor/rb_door/lockout/config", "homeassistant/button/rb_door/send/config",
-        ])
+        #expect(
+            messages.map { $0.topic } == [
+                "homeassistant/event/rb_door/event/config", "homeassistant/sensor/rb_door/seconds_left/config",
+                "homeassistant/binary_sensor/rb_door/lockout/config", "homeassistant/button/rb_door/send/config",
+            ])
         let texts = messages.map { String(decoding: $0.payload, as: UTF8.self) }
         #expect(messages.allSatisfy { $0.retained })
         #expect(texts.allSatisfy { $0.contains("\"availability_topic\":\"rb/door/availability\"") && $0.contains("\"identifiers\":[\"rb_door\"]") })
