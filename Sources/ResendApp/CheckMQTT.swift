@@ -30,12 +30,7 @@ func mqttCheck(_ options: CheckOptions, limit: TimeSpan = .seconds(5)) -> [Check
         return [.problem(.unavailable, "\(broker): \(error.operation)")]
     }
     let clock = SystemClock()
-    final class Outcome {
-        var state: MQTTClient.LinkState = .connecting
-        var sentAt: Instant?
-        var roundTrip: TimeSpan?
-    }
-    let outcome = Outcome()
+    let outcome = MQTTCheckOutcome()
     let take: ([MQTTClient.Happening]) -> [LoopInput] = { happenings in
         for happening in happenings {
             switch happening {
@@ -99,4 +94,12 @@ func mqttCheck(_ options: CheckOptions, limit: TimeSpan = .seconds(5)) -> [Check
 private func formatMilliseconds(_ span: TimeSpan) -> String {
     let tenths = (span.nanoseconds + 50_000) / 100_000
     return String(tenths / 10) + "." + String(tenths % 10)
+}
+
+/// What the broker check saw so far (a class at file scope: Embedded Swift specialises no local
+/// classes).
+private final class MQTTCheckOutcome {
+    var state: MQTTClient.LinkState = .connecting
+    var sentAt: Instant?
+    var roundTrip: TimeSpan?
 }
