@@ -45,7 +45,9 @@ let package = Package(
         .target(name: "CLinuxOS", cSettings: cStrict),
         // CEvdev: Linux input devices (EVIOCGRAB, EVIOCSCLOCKID, struct input_event's time_t-dependent layout).
         .target(name: "CEvdev", cSettings: cStrict),
-        .target(name: "HALLinux", dependencies: ["HAL", "CGPIOD", "CI2C", "CLinuxOS", "CEvdev"], swiftSettings: strict),
+        // CMosquitto: libmosquitto (MQTT), driven from our own poll loop; no library thread.
+        .target(name: "CMosquitto", cSettings: cStrict, linkerSettings: [.linkedLibrary("mosquitto")]),
+        .target(name: "HALLinux", dependencies: ["HAL", "CGPIOD", "CI2C", "CLinuxOS", "CEvdev", "CMosquitto"], swiftSettings: strict),
 
         // What the test targets share (processes, temporary directories, console capture, time, the
         // loop's test environment and recording ports); every test target imports it (Exports.swift).

@@ -209,6 +209,12 @@ public struct SimulateOptions: Sendable {
             options.services.policy = config.resendPolicy  // policy flags replace the file's policy as a whole
         }
         options.services.logSendOutput = config.send.logOutput
+        if config.mqtt.enabled {
+            guard options.headless && options.services.realtime else {
+                throw ExitError(.usage, "simulate: mqtt.enabled in the configuration needs --headless --realtime (a real broker runs on real time)")
+            }
+            options.services.mqtt = try MQTTSetup(config.mqtt, command: "simulate")
+        }
         _ = try options.services.controllerConfig(options.settings, command: "simulate")
         try options.services.checkKeypad(options.settings, command: "simulate")
         options.script = parsed.value("script")

@@ -335,6 +335,7 @@ public func runCheck(_ options: CheckOptions, console: Console) -> ExitCode {
         findings.append(.note("add --test-pattern to draw on the LCD"))
     }
     findings += matrixKeypadCheck(options, facts, console: console)
+    findings += mqttCheck(options)
     for finding in findings { console.out(finding.line) }
     let code = checkExitCode(findings)
     let problems = findings.filter { $0.code != nil }.count

@@ -118,6 +118,8 @@ public struct RunOptions: Sendable {
     /// The code-entry keypad, its rules, verify command and output line (configuration file only);
     /// `keypad.enabled == false` (default): the single button, as before.
     public var keypad = DeviceConfig.Keypad()
+    /// The MQTT link (configuration file only); `mqtt.enabled == false` (default): none.
+    public var mqtt = DeviceConfig.MQTT()
     /// Where the countdown is persisted; nil (`--state-file off`): not persisted.
     public var stateFile: String? = DeviceConfig.defaultStateFile
     /// True when `stateFile` comes from `--state-file` (a bad path is then exit 64, else 78).
@@ -150,6 +152,7 @@ public struct RunOptions: Sendable {
         wiring = config.lcd.wiring
         send = config.send
         keypad = config.keypad
+        mqtt = config.mqtt
         stateFile = config.stateFile
         policy = config.resendPolicy
     }
@@ -302,6 +305,8 @@ public struct CheckOptions: Sendable {
     /// default file when it exists); its keypad lines are listed when `keypad.enabled`.
     public var configPath = DeviceConfig.defaultPath
     public var keypad = DeviceConfig.Keypad()
+    /// The configuration's `mqtt` section: with `mqtt.enabled`, check reports the broker.
+    public var mqtt = DeviceConfig.MQTT()
     /// Why the configuration could not be read (a finding of its own; check goes on without it).
     public var configProblem: String?
     /// `--keys SECONDS`: test the keypad that long, printing every key pressed.
@@ -328,7 +333,7 @@ public struct CheckOptions: Sendable {
     public static var help: String {
         helpText(
             usage: "resend-button check [options]",
-            summary: "Diagnose the hardware: GPIO chips and lines (and who holds them), I2C buses and the addresses that answer,\ninput devices (keypads) and their keys, access rights, the configuration's keypad lines or device (--keys SECONDS tests its keys).\nOne line per finding, OK or PROBLEM with what to do. Exit 0 when all is well, 69 when\nsomething is missing, 77 when only permissions are wrong, 64 for bad flags.",
+            summary: "Diagnose the hardware: GPIO chips and lines (and who holds them), I2C buses and the addresses that answer,\ninput devices (keypads) and their keys, access rights, the configuration's keypad lines or device (--keys SECONDS tests its keys),\nthe MQTT broker when mqtt.enabled (reachable, TLS, authenticated, round trip).\nOne line per finding, OK or PROBLEM with what to do. Exit 0 when all is well, 69 when\nsomething is missing, 77 when only permissions are wrong, 64 for bad flags.",
             specs: specs)
     }
 
@@ -366,7 +371,9 @@ public struct CheckOptions: Sendable {
         }
         options.configPath = parsed.value("config") ?? DeviceConfig.defaultPath
         do throws(ExitError) {
-            options.keypad = try DeviceConfig.load(for: parsed, read: readConfig).keypad
+            let config = try DeviceConfig.load(for: parsed, read: readConfig)
+            options.keypad = config.keypad
+            options.mqtt = config.mqtt
         } catch {
             options.configProblem = error.message
         }

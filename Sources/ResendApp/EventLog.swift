@@ -130,6 +130,17 @@ public func logRecord(for event: LoopEvent, at now: Instant, sendOutput: Bool = 
         return LogRecord("output failed", [.string("op", error.operation), .string("error", describe(error))])
     case .keypad(let event):
         return keypadDeviceRecord(event)
+    case .remote(let command):
+        return LogRecord("mqtt command", [.string("command", remoteCommandName(command))])
+    }
+}
+
+/// The command's word on the MQTT command topic.
+func remoteCommandName(_ command: RemoteCommand) -> String {
+    switch command {
+    case .send: return "send"
+    case .open: return "open"
+    case .resetLockout: return "reset_lockout"
     }
 }
 

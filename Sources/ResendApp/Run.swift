@@ -61,6 +61,7 @@ func paddingClockHz(configured: Int?) -> Int {
 /// the countdown is persisted in the state file (unless `--state-file off`).
 public func runDevice(_ options: RunOptions, console: Console, notifier: SystemdNotifier = .fromProcessEnvironment()) throws(ExitError) {
     try checkStatePath(options.stateFile, command: "run", fromFlag: options.stateFileFromFlag, configPath: options.configPath)
+    let mqttSetup = options.mqtt.enabled ? try MQTTSetup(options.mqtt, command: "run") : nil
     let hardware = try acquireHardware(options, facts: StartupFacts.gather())
     let settings = options.settings
     let clock = SystemClock()
@@ -171,17 +172,29 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     }
     let coordinator = deviceCoordinator(
         controller: options.controllerConfig, button: debouncer, keypad: keypad == nil ? nil : options.keypad)
-    let environment = DeviceEnvironment(
-        source: source, display: display, led: LEDLine(hardware.led), strike: StrikeLine(hardware.keypad?.output), clock: clock,
-        observer: logger, sender: runner, verifier: keypad?.verifier ?? .none, stateFile: options.stateFile,
-        wallClock: SystemWallClock())
+    let mqtt = try mqttSetup.map { setup throws(ExitError) in
+        (try attachMQTT(setup, source: &source, command: "run") { logger.log($0, at: SystemClock().now()) }, setup.topics)
+    }
+    func runLoop<Observer: LoopObserver>(observer: Observer) throws(HALError) {
+        let environment = DeviceEnvironment(
+            source: source, display: display, led: LEDLine(hardware.led), strike: StrikeLine(hardware.keypad?.output), clock: clock,
+            observer: observer, sender: runner, verifier: keypad?.verifier ?? .none, stateFile: options.stateFile,
+            wallClock: SystemWallClock())
+        try ResendApp.runLoop(environment, coordinator: coordinator)
+    }
     do throws(HALError) {
-        try runLoop(environment, coordinator: coordinator)
+        if let (client, topics) = mqtt {
+            try runLoop(observer: PublishingObserver(
+                inner: logger, publisher: client, topics: topics, hasSendCommand: options.controllerConfig.hasSendCommand))
+        } else {
+            try runLoop(observer: logger)
+        }
         keypad?.stop()
     } catch {
         keypad?.stop()
         throw ExitError(.ioError, "run: waiting for events failed: \(error.operation): \(describe(error))")
     }
+    mqtt?.0.finish(within: .seconds(1))
     try? notifier.stopping()
     withExtendedLifetime(watchdogTimer) {}
 }

@@ -72,6 +72,11 @@ public final class HeadlessPrinter: LoopObserver {
         logger?.record(event, at: now)
     }
 
+    /// Prints `record` as `run` logs it, with `events` only.
+    public func log(_ record: LogRecord, at now: Instant) {
+        logger?.log(record, at: now)
+    }
+
     public func stepFinished(at now: Instant) {
         logger?.stepFinished(at: now)
         let stamp = formatSeconds3(now - start)

@@ -42,6 +42,9 @@ public struct SimulationServices: Sendable {
     public var phone = false
     /// The session directory given to real commands (`SessionDirectory`); set by the run.
     public var sessionDirectory: String?
+    /// The configuration file's `mqtt` section when `mqtt.enabled` (headless real time only):
+    /// the simulated device publishes through a real MQTT client.
+    var mqtt: MQTTSetup?
 
     public static let defaultSendTimeoutSeconds = 10
     public static let sendTimeoutRange = 1...3_600
@@ -266,16 +269,28 @@ func runHeadlessRealtime(
     let printer = HeadlessPrinter(
         emulator: device.emulator, led: device.led, start: start, events: events, outputLine: services.keypad == nil ? nil : line,
         logSendOutput: services.logSendOutput, output: output)
+    let client = try services.mqtt.map { setup throws(ExitError) in
+        try attachMQTT(setup, source: &inner, command: "simulate") { printer.log($0, at: clock.now()) }
+    }
     let source = RealtimeScriptSource(
         inner: inner, pending: scriptInputs(script, start: start), clock: clock, busy: { processes.contains { $0.runningCount > 0 } })
-    let environment = DeviceEnvironment(
-        source: source, display: device.display, led: device.led, strike: line, clock: clock, observer: printer, sender: runner,
-        verifier: verifier, stateFile: services.stateFile, wallClock: SystemWallClock())
+    func runLoop<Observer: LoopObserver>(observer: Observer) throws(HALError) {
+        let environment = DeviceEnvironment(
+            source: source, display: device.display, led: device.led, strike: line, clock: clock, observer: observer, sender: runner,
+            verifier: verifier, stateFile: services.stateFile, wallClock: SystemWallClock())
+        try ResendApp.runLoop(environment, coordinator: coordinator)
+    }
     do throws(HALError) {
-        try runLoop(environment, coordinator: coordinator)
+        if let client, let setup = services.mqtt {
+            try runLoop(observer: PublishingObserver(
+                inner: printer, publisher: client, topics: setup.topics, hasSendCommand: coordinator.controller.config.hasSendCommand))
+        } else {
+            try runLoop(observer: printer)
+        }
     } catch {
         throw ExitError(.ioError, "simulate: waiting for events failed: \(error.operation): \(describe(error))")
     }
+    client?.finish(within: .seconds(1))
 }
 
 /// The loop inputs of a script, sorted by time, relative to `start`.

@@ -167,6 +167,10 @@ extension DeviceConfig {
         config.keypad = readKeypad(keypad, config: config, reader: reader)
         keypad.finish()
 
+        let mqtt = root.section("mqtt")
+        config.mqtt = readMQTT(mqtt, reader: reader)
+        mqtt.finish()
+
         root.finish()
 
         checkTexts(config, geometryIsValid: geometryIsValid, romIsValid: romIsValid, reader: reader)

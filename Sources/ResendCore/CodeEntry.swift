@@ -322,6 +322,9 @@ public struct CodeEntry {
     /// True while code entry is closed because the state could not be written.
     public var isClosed: Bool { storageFault }
 
+    /// Wrong codes still allowed before a lockout (nil without a limit).
+    public var attemptsLeft: Int? { config.maxAttempts.map { max(0, $0 - failures) } }
+
     /// The state a restart needs (never the code).
     public var snapshot: EntrySnapshot {
         var snapshot = EntrySnapshot(failures: failures, rounds: rounds, open: open, validUntil: open ? validUntil : nil)
@@ -627,6 +630,34 @@ public struct CodeEntry {
         return output(events)
     }
 
+    /// A remote `open` (the configuration allows it): the output line pulses for `config.pulse`
+    /// as after an accepted code; the flow's state, its wrong codes and any lockout stay as they
+    /// are. Nothing without an output line or once stopped.
+    public mutating func openRemotely(now: Instant) -> [EntryAction] {
+        precondition(started, "CodeEntry: openRemotely before start")
+        guard state != .stopped, let span = config.pulse else { return [] }
+        var events: [EntryEvent] = []
+        settle(now: now, events: &events)
+        outputUntil = now + span
+        events.append(.outputPulsed(until: now + span))
+        return output(events) + [.setOutput(true)]
+    }
+
+    /// A remote `reset_lockout` (the configuration allows it): the wrong codes and lockout
+    /// rounds are forgotten and a running lockout ends now (the field again when a code is open).
+    /// Written like every change. Nothing once stopped.
+    public mutating func resetLockout(now: Instant) -> [EntryAction] {
+        precondition(started, "CodeEntry: resetLockout before start")
+        guard state != .stopped else { return [] }
+        var events: [EntryEvent] = []
+        settle(now: now, events: &events)
+        failures = 0
+        rounds = 0
+        changed = true
+        if case .lockedOut = state { endLockout(at: now, now: now, events: &events) }
+        return output(events)
+    }
+
     /// Stops: the field is overwritten, the output driven inactive; later calls do nothing.
     public mutating func stop(now: Instant) -> [EntryAction] {
         if state == .stopped { return [] }
@@ -768,18 +799,7 @@ public struct CodeEntry {
             }
         case .lockedOut(let until):
             if now >= until {
-                events.append(.lockoutFinished(at: until))
-                changed = true
-                lockoutSeconds = 0
-                if open {
-                    state = .entering
-                    wipe()
-                    notice = nil
-                    lastKey = nil
-                    settleEntering(now: now, events: &events)
-                } else {
-                    state = .idle
-                }
+                endLockout(at: until, now: now, events: &events)
             } else {
                 shownSeconds = min(wholeSecondsLeft(until - now), lockoutSeconds)
             }
@@ -787,6 +807,22 @@ public struct CodeEntry {
             settleEntering(now: now, events: &events)
         case .idle, .verifying, .expired, .stopped:
             break
+        }
+    }
+
+    /// The lockout ends at `at`: the field again when a code is open, else idle.
+    private mutating func endLockout(at: Instant, now: Instant, events: inout [EntryEvent]) {
+        events.append(.lockoutFinished(at: at))
+        changed = true
+        lockoutSeconds = 0
+        if open {
+            state = .entering
+            wipe()
+            notice = nil
+            lastKey = nil
+            settleEntering(now: now, events: &events)
+        } else {
+            state = .idle
         }
     }
 

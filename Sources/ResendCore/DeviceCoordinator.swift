@@ -105,6 +105,24 @@ public struct DeviceCoordinator {
         return finish(actions)
     }
 
+    /// A request from outside (`RemoteCommand`): `send` is a press of Send/Resend (accepted when
+    /// a press would be); `open` pulses the output line as an accepted code does and
+    /// `resetLockout` ends the code entry's lockout (both with a code entry only; nothing
+    /// otherwise).
+    public mutating func remote(_ command: RemoteCommand, now: Instant) -> [DeviceAction] {
+        time = max(time, now)
+        switch command {
+        case .send:
+            return finish(take(controller.press(now: time)))
+        case .open:
+            guard entry != nil else { return [] }
+            return finish(entry!.openRemotely(now: time).map { .entry($0) })
+        case .resetLockout:
+            guard entry != nil else { return [] }
+            return finish(entry!.resetLockout(now: time).map { .entry($0) })
+        }
+    }
+
     /// The send command ended.
     public mutating func sendFinished(_ outcome: CommandOutcome, now: Instant) -> [DeviceAction] {
         time = max(time, now)

@@ -201,6 +201,12 @@ public struct ResendController {
         }
     }
 
+    /// Sends still allowed by the cap's window at `now` (nil without a cap).
+    public func sendsLeft(at now: Instant) -> Int? {
+        guard let cap = config.policy.cap else { return nil }
+        return max(0, cap.maxSends - sends.filter { $0 + cap.window > now }.count)
+    }
+
     /// The state a restart needs, on this process's monotonic clock.
     public var snapshot: ControllerSnapshot {
         var snapshot = ControllerSnapshot(status: status, used: used, run: run, runEnds: runEnds, sends: sends)

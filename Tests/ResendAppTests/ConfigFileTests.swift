@@ -108,7 +108,7 @@ struct ConfigFileTests {
         }
         collect(tree, [])
         let schema = DeviceConfig.schema.map(\.path)
-        #expect(schema.count == 110)
+        #expect(schema.count == 124)
         for key in schema {
             #expect(present.contains(key), "the example lacks \(key)")
         }

@@ -75,15 +75,15 @@ struct ConfigValidationTests {
         ("{cooldown: {durtion: 60}}", "cooldown.durtion: unknown key; allowed in cooldown: seconds"),
         ("{cooldown: {secnds: 60}}", "cooldown.secnds: unknown key (did you mean 'seconds'?); allowed in cooldown: seconds"),
         ("{cooldwn: {seconds: 60}}",
-         "cooldwn: unknown key (did you mean 'cooldown'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
+         "cooldwn: unknown key (did you mean 'cooldown'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"),
         ("{button: {activelow: true}}",
          "button.activelow: unknown key (did you mean 'activeLow'?); allowed in button: line, bias, activeLow, debounceMs, debounceMode, kernelDebounceMs"),
         ("{lcd: {wiring: {d8: 7}}}",
          "lcd.wiring.d8: unknown key (did you mean 'd4'?); allowed in lcd.wiring: rs, rw, enable, backlight, d4, d5, d6, d7, backlightActiveHigh"),
         ("{geometry: \"20x4\"}",
-         "geometry: unknown key (did you mean 'lcd.geometry'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
+         "geometry: unknown key (did you mean 'lcd.geometry'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"),
         ("{\"lcd address\": 1}",
-         "[\"lcd address\"]: unknown key (did you mean 'lcd'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
+         "[\"lcd address\"]: unknown key (did you mean 'lcd'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"),
         // Keys given twice.
         ("{cooldown: {seconds: 60,\n  seconds: 30}}", "cooldown.seconds: given twice (at 1:13 and 2:3); give each key once"),
         // Texts against the display's width and {s}.
@@ -168,7 +168,7 @@ struct ConfigValidationTests {
             ": lcd.address: 0x07 is reserved by the I2C specification; allowed: \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)",
             ": lcd.wiring.d7: 9 is out of range; allowed: a PCF8574 port bit from 0 to 7",
             ": cooldown.seconds: 0 is out of range; allowed: whole seconds from 1 to 86400",
-            ": colour: unknown key; allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad",
+            ": colour: unknown key; allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt",
             ": texts.title: \"Grüße\" has 'ß', which the A00 ROM cannot show (the A02 ROM can: set lcd.rom to \"A02\" if the module has it)",
         ])
     }

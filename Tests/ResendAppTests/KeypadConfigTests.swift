@@ -92,8 +92,8 @@ struct KeypadConfigTests {
         (#"{keypad: {enabled: true, verify: {command: []}}}"#, #"keypad.verify.command: the list is empty; allowed: null or a list of strings, the program and its arguments, run without a shell, e.g. ["/usr/local/bin/send-code", "--to", "+491701234567"]"#),
         (keypad(#"entry: {minLenght: 4}"#), "keypad.entry.minLenght: unknown key (did you mean 'minLength'?); allowed in keypad.entry: minLength, maxLength, submitAtMaxLength, echo, echoMs, holdToClearMs, timeoutSeconds, validitySeconds, maxAttempts, lockoutSeconds, successSeconds, opensWithoutSend"),
         (keypad(#"verfy: {}"#), "keypad.verfy: unknown key (did you mean 'verify'?); allowed in keypad: enabled, backend, rows, columns, keys, diodes, settleMicroseconds, device, debounceMs, sendKey, entry, code, texts, verify, output"),
-        (#"{keypd: {}}"#, "keypd: unknown key (did you mean 'keypad'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
-        (#"{pulseMs: 3000}"#, "pulseMs: unknown key (did you mean 'keypad.output.pulseMs'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad"),
+        (#"{keypd: {}}"#, "keypd: unknown key (did you mean 'keypad'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"),
+        (#"{pulseMs: 3000}"#, "pulseMs: unknown key (did you mean 'keypad.output.pulseMs'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"),
     ])
     func bad(text: String, expected: String) {
         let outcome = checkConfig(text)

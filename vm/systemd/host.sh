@@ -22,7 +22,7 @@
 
 systemd_suite=bookworm
 systemd_mirror=$debian_mirror
-systemd_packages=systemd,systemd-sysv,udev,dbus,kmod,procps,gpiod,libgpiod2,libi2c0
+systemd_packages=systemd,systemd-sysv,udev,dbus,kmod,procps,gpiod,libgpiod2,libi2c0,libmosquitto1
 # Bump when the debootstrap step or its clean-up changes.
 systemd_recipe=1
 systemd_cache=$cache/systemd
