@@ -108,7 +108,7 @@ struct ConfigFileTests {
         }
         collect(tree, [])
         let schema = DeviceConfig.schema.map(\.path)
-        #expect(schema.count == 124)
+        #expect(schema.count == 126)
         for key in schema {
             #expect(present.contains(key), "the example lacks \(key)")
         }
