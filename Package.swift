@@ -27,7 +27,8 @@ let package = Package(
         // Mock hardware: knows only the HAL.
         .target(name: "HALMock", dependencies: ["HAL"], swiftSettings: strict),
         // Wiring, CLI parsing, simulator: the executable's logic as a library so tests can drive it.
-        .target(name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "ResendConfig", "HALMock", "HALLinux"], swiftSettings: strict),
+        .target(
+            name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "ResendConfig", "HALMock", "HALLinux"], swiftSettings: strict),
         .executableTarget(name: "resend-button", dependencies: ["ResendApp", "ResendConfig", "HALLinux", "HAL", "CLinuxOS"], swiftSettings: strict),
         // scripts/bench: wire bytes, CPU cost, real-time latency and accuracy, wake-ups, memory (BENCHMARKS.md).
         .executableTarget(

@@ -48,7 +48,7 @@ public enum FileType: Hashable, Sendable {
         var info = stat()
         do throws(HALError) {
             _ = try Syscall.run("lstat \(path)") { lstat(path, &info) }
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             return nil
         }
         return FileType(mode: info.st_mode)
@@ -61,7 +61,7 @@ public func permissionBits(of path: String) throws(HALError) -> UInt32? {
     var info = stat()
     do throws(HALError) {
         _ = try Syscall.run("lstat \(path)") { lstat(path, &info) }
-    } catch where error.errno == ENOENT {
+    } catch  where error.errno == ENOENT {
         return nil
     }
     return UInt32(info.st_mode) & 0o7777

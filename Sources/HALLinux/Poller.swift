@@ -78,7 +78,7 @@ final class Poller {
                 let count = pollFDs.count
                 _ = try Syscall.run("poll") { poll(&pollFDs, nfds_t(count), timeout) }
                 break
-            } catch where error.errno == EINTR {
+            } catch  where error.errno == EINTR {
                 continue
             }
         }

@@ -18,9 +18,11 @@ public struct Console {
     /// the limit). Without one given, `readFile` serves (its nil reads as a missing file).
     public var readText: (_ path: String, _ limit: Int, _ what: String) -> ConfigFileContents
 
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, readFile: @escaping (String) -> String?,
-                readConfig: @escaping (String) -> ConfigFileContents = ConfigFileContents.read,
-                readText: ((_ path: String, _ limit: Int, _ what: String) -> ConfigFileContents)? = nil) {
+    public init(
+        out: @escaping (String) -> Void, err: @escaping (String) -> Void, readFile: @escaping (String) -> String?,
+        readConfig: @escaping (String) -> ConfigFileContents = ConfigFileContents.read,
+        readText: ((_ path: String, _ limit: Int, _ what: String) -> ConfigFileContents)? = nil
+    ) {
         self.out = out
         self.err = err
         self.readFile = readFile
@@ -159,23 +161,37 @@ public struct SimulateOptions: Sendable {
     /// The key that gives a bouncy press in the interactive simulator.
     public var bounceKey: Character = "b"
 
-    static let specs: [OptionSpec] = [
-        OptionSpec("config", value: "PATH", help: "take cooldown, debounce, geometry, texts, policy and the keypad (keypad.enabled) from this configuration file (default \(DeviceConfig.defaultPath) when it exists); flags override it"),
-    ] + BehaviourSettings.optionSpecs + [
-        OptionSpec("headless", help: "no terminal UI: run --script on virtual time, instantly, printing every change of the screen and the LED"),
-        OptionSpec("script", value: "ITEMS", help: "headless presses, e.g. \"press@0 bounce@30 press@60.5 end@90\" (times in s, or 500ms); with a keypad also key@T:5, keys@T:1234# (300 ms apart), down@T:K and up@T:K (K a key or button)"),
-        OptionSpec("script-file", value: "PATH", help: "read the headless script from a file (# starts a comment)"),
-        OptionSpec("events", help: "headless: also print press accepted/ignored and countdown events"),
-        OptionSpec("bounce-key", value: "KEY", help: "interactive: the key that gives a bouncy press (default b)"),
-        OptionSpec("button-only", help: "the button and the LCD only: no keypad, phone or door (the interactive simulator's default is the whole flow, also without a configuration file)"),
-    ] + SimulationServices.optionSpecs + [
-        OptionSpec("help", help: "show this help"),
-    ]
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(
+                "config", value: "PATH",
+                help:
+                    "take cooldown, debounce, geometry, texts, policy and the keypad (keypad.enabled) from this configuration file (default \(DeviceConfig.defaultPath) when it exists); flags override it"
+            )
+        ] + BehaviourSettings.optionSpecs + [
+            OptionSpec("headless", help: "no terminal UI: run --script on virtual time, instantly, printing every change of the screen and the LED"),
+            OptionSpec(
+                "script", value: "ITEMS",
+                help:
+                    "headless presses, e.g. \"press@0 bounce@30 press@60.5 end@90\" (times in s, or 500ms); with a keypad also key@T:5, keys@T:1234# (300 ms apart), down@T:K and up@T:K (K a key or button)"
+            ),
+            OptionSpec("script-file", value: "PATH", help: "read the headless script from a file (# starts a comment)"),
+            OptionSpec("events", help: "headless: also print press accepted/ignored and countdown events"),
+            OptionSpec("bounce-key", value: "KEY", help: "interactive: the key that gives a bouncy press (default b)"),
+            OptionSpec(
+                "button-only",
+                help:
+                    "the button and the LCD only: no keypad, phone or door (the interactive simulator's default is the whole flow, also without a configuration file)"
+            ),
+        ] + SimulationServices.optionSpecs + [
+            OptionSpec("help", help: "show this help")
+        ]
 
     public static var help: String {
         helpText(
             usage: "resend-button simulate [options]",
-            summary: "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive: the whole flow. Space = Send: the code arrives on the phone beside the LCD;\n0-9 type it, enter or # = submit, backspace or * = erase a digit, x = clear the field,\nA-D (upper case) = letter keys, b = bouncy press, q or Ctrl-C = quit. The door shows DOOR OPEN\nwhile the output pulses. --button-only: the button and the LCD alone (space or enter = press).",
+            summary:
+                "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive: the whole flow. Space = Send: the code arrives on the phone beside the LCD;\n0-9 type it, enter or # = submit, backspace or * = erase a digit, x = clear the field,\nA-D (upper case) = letter keys, b = bouncy press, q or Ctrl-C = quit. The door shows DOOR OPEN\nwhile the output pulses. --button-only: the button and the LCD alone (space or enter = press).",
             specs: specs)
     }
 
@@ -183,7 +199,9 @@ public struct SimulateOptions: Sendable {
     /// `DeviceConfig.defaultPath` when it exists: cooldown, debounce, geometry, texts, policy), then
     /// the flags override it. The file's send command and state file belong to the device: the
     /// simulator takes them only from `--send-command`/`--mock-send` and `--state-file`.
-    public static func parse(_ arguments: [String], readConfig: (String) -> ConfigFileContents = ConfigFileContents.read) throws(ExitError) -> SimulateOptions {
+    public static func parse(_ arguments: [String], readConfig: (String) -> ConfigFileContents = ConfigFileContents.read) throws(ExitError)
+        -> SimulateOptions
+    {
         let parsed = try parseArguments(arguments, specs: specs, command: "simulate")
         var options = SimulateOptions()
         if parsed.has("help") {
@@ -227,14 +245,20 @@ public struct SimulateOptions: Sendable {
         }
         if let key = parsed.value("bounce-key") {
             let reserved: Set<Character> = [" ", "q", "Q"]
-            guard key.count == 1, let character = key.first, character.isASCII, !reserved.contains(character), character.isLetter || character.isNumber else {
+            guard key.count == 1, let character = key.first, character.isASCII, !reserved.contains(character),
+                character.isLetter || character.isNumber
+            else {
                 throw ExitError(.usage, "simulate: --bounce-key: expected one letter or digit other than q, got \(shown(key))")
             }
             options.bounceKey = character
         }
         if options.services.keypad != nil, let byte = options.bounceKey.asciiValue,
-            interactiveKeypadKey(byte) != nil || byte == interactiveClearKey {
-            throw ExitError(.usage, "simulate: --bounce-key: \(shown(String(options.bounceKey))) is a keypad key in the simulator with a keypad; allowed: a letter other than q, x and A-D")
+            interactiveKeypadKey(byte) != nil || byte == interactiveClearKey
+        {
+            throw ExitError(
+                .usage,
+                "simulate: --bounce-key: \(shown(String(options.bounceKey))) is a keypad key in the simulator with a keypad; allowed: a letter other than q, x and A-D"
+            )
         }
         return options
     }

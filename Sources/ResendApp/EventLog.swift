@@ -77,9 +77,11 @@ func plainValue(_ value: LogValue) -> String {
     case .int(let number):
         return String(number)
     case .string(let text):
-        let needsQuotes = text.isEmpty || text.unicodeScalars.contains { scalar in
-            scalar == " " || scalar == "\"" || scalar == "=" || scalar == "\\" || isControl(scalar)
-        }
+        let needsQuotes =
+            text.isEmpty
+            || text.unicodeScalars.contains { scalar in
+                scalar == " " || scalar == "\"" || scalar == "=" || scalar == "\\" || isControl(scalar)
+            }
         return needsQuotes ? jsonString(text) : text
     }
 }
@@ -195,8 +197,10 @@ private func entryRecord(_ event: EntryEvent) -> LogRecord? {
         return LogRecord("entry finished")
     case .closed(_, let droppedCheck):
         // One line when code entry closes; the failed writes themselves are `state write failed`.
-        return LogRecord("entry closed", [.string("reason", "the state cannot be written")]
-            + (droppedCheck.map { [.int("check_not_started", $0)] } ?? []))
+        return LogRecord(
+            "entry closed",
+            [.string("reason", "the state cannot be written")]
+                + (droppedCheck.map { [.int("check_not_started", $0)] } ?? []))
     case .reopened:
         return LogRecord("entry reopened")
     case .outputPulsed, .outputReleased, .stopped:
@@ -350,8 +354,10 @@ public final class EventLogger: LoopObserver {
     public let logSendOutput: Bool
 
     /// - Parameter droppedEdgeEvents: the running count of edges the kernel dropped (`GPIOButton`).
-    public init(format: LogFormat, origin: Instant = .origin, droppedEdgeEvents: @escaping () -> UInt64 = { 0 },
-                logSendOutput: Bool = false, output: @escaping (String) -> Void) {
+    public init(
+        format: LogFormat, origin: Instant = .origin, droppedEdgeEvents: @escaping () -> UInt64 = { 0 },
+        logSendOutput: Bool = false, output: @escaping (String) -> Void
+    ) {
         self.format = format
         self.origin = origin
         self.logSendOutput = logSendOutput

@@ -49,7 +49,6 @@ public struct KeyboardButton<Keys: KeySource, Clock: MonotonicClock>: EventSourc
         self.clearHold = clearHold
     }
 
-
     static var space: UInt8 { 0x20 }
     static var carriageReturn: UInt8 { 0x0D }
     static var lineFeed: UInt8 { 0x0A }
@@ -161,9 +160,11 @@ public final class TerminalRenderer: LoopObserver {
     public static let phoneWidth = 28
     public static let phoneHeight = 10
 
-    public init(emulator: HD44780Emulator, led: RecordingLED, settings: BehaviourSettings, bounceKey: Character, keypad: Bool = false,
-                outputLine: RecordingLED? = nil, phone: SimulatedPhone? = nil, terminalSize: @escaping () -> (columns: Int, rows: Int)? = { nil },
-                output: @escaping (String) -> Void) {
+    public init(
+        emulator: HD44780Emulator, led: RecordingLED, settings: BehaviourSettings, bounceKey: Character, keypad: Bool = false,
+        outputLine: RecordingLED? = nil, phone: SimulatedPhone? = nil, terminalSize: @escaping () -> (columns: Int, rows: Int)? = { nil },
+        output: @escaping (String) -> Void
+    ) {
         self.emulator = emulator
         self.led = led
         self.bounceKey = bounceKey
@@ -173,7 +174,8 @@ public final class TerminalRenderer: LoopObserver {
         self.terminalSize = terminalSize
         self.output = output
         let mode = settings.debounceMode == .stable ? "stable" : "prompt"
-        header = "ResendButton simulator  \(settings.geometry.name) LCD, \(settings.durationSeconds) s cooldown, debounce \(settings.debounceMilliseconds) ms \(mode)"
+        header =
+            "ResendButton simulator  \(settings.geometry.name) LCD, \(settings.durationSeconds) s cooldown, debounce \(settings.debounceMilliseconds) ms \(mode)"
     }
 
     public func record(_ event: LoopEvent, at now: Instant) {
@@ -219,11 +221,16 @@ public final class TerminalRenderer: LoopObserver {
         if phone != nil, let outputLine { device.append(outputLine.isOn == true ? "  door ■ DOOR OPEN" : "  door □ closed") }
         let help: [String]
         if phone != nil {
-            let keys = ["space Send", "0-9 type the code", "enter/# submit", "backspace/* erase", "x clear", "A-D letter keys",
-                        "\(bounceKey) bouncy press", "q quit"]
+            let keys = [
+                "space Send", "0-9 type the code", "enter/# submit", "backspace/* erase", "x clear", "A-D letter keys",
+                "\(bounceKey) bouncy press", "q quit",
+            ]
             help = flow(keys, width: width - 2).map { "  " + $0 }
         } else if keypad {
-            help = ["  space press   enter #   backspace *   \(bounceKey) bouncy press   q quit", "  keypad: 0-9 * # A-D (upper case)   x hold * (clears)"]
+            help = [
+                "  space press   enter #   backspace *   \(bounceKey) bouncy press   q quit",
+                "  keypad: 0-9 * # A-D (upper case)   x hold * (clears)",
+            ]
         } else {
             help = ["  space/enter press   \(bounceKey) bouncy press   q quit"]
         }

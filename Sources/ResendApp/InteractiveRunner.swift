@@ -39,7 +39,8 @@ public func runInteractive(_ options: SimulateOptions) throws(ExitError) {
         try? keyboard.restore()
     }
     let session = InteractiveSession(
-        options, clock: clock, delay: SleepDelay(), wallClock: SystemWallClock(), random: .kernel(KernelRandom()), terminalSize: { HALLinux.terminalSize() }, output: output)
+        options, clock: clock, delay: SleepDelay(), wallClock: SystemWallClock(), random: .kernel(KernelRandom()),
+        terminalSize: { HALLinux.terminalSize() }, output: output)
     try session.run(keys: keyboard)
 }
 
@@ -61,8 +62,10 @@ public final class InteractiveSession<Clock: MonotonicClock, Wait: Delay, Wall: 
 
     /// `bus` as for `MockDevice` (on virtual time a blocking one); `random` the source of the codes
     /// made on the device; `terminalSize` the terminal's columns and rows (nil: not a terminal).
-    public init(_ options: SimulateOptions, clock: Clock, delay: Wait, bus: RecordingI2CBus? = nil, wallClock: Wall,
-                random: DeviceRandom, terminalSize: @escaping () -> (columns: Int, rows: Int)?, output: @escaping (String) -> Void) {
+    public init(
+        _ options: SimulateOptions, clock: Clock, delay: Wait, bus: RecordingI2CBus? = nil, wallClock: Wall,
+        random: DeviceRandom, terminalSize: @escaping () -> (columns: Int, rows: Int)?, output: @escaping (String) -> Void
+    ) {
         self.options = options
         self.random = random
         self.clock = clock

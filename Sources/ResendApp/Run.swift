@@ -94,8 +94,9 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     let logger = EventLogger(
         format: options.logFormat, droppedEdgeEvents: { button.droppedEvents }, logSendOutput: options.send.logOutput,
         output: console.err)
-    var started = startedRecord(options, button: hardware.button.line, led: hardware.led?.line, busPath: hardware.bus.path,
-                                writes: hardware.bus.supportsMultiByteWrite, address: hardware.address)
+    var started = startedRecord(
+        options, button: hardware.button.line, led: hardware.led?.line, busPath: hardware.bus.path,
+        writes: hardware.bus.supportsMultiByteWrite, address: hardware.address)
     started.fields.append(.string("i2c_clock", clockText(hardware.clockHz)))
     started.fields.append(.string("display", hardware.lcdAnswered ? "online" : "offline"))
     if let keypad { started.fields += keypad.startedFields }
@@ -107,11 +108,12 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     var runner = CommandService.none
     if let command = options.send.command {
         do throws(HALError) {
-            let process = try ProcessRunner(.init(
-                arguments: command, timeout: .seconds(Int64(options.send.timeoutSeconds)),
-                // Not logged (the default): nothing is kept, every byte only counted.
-                outputLimit: options.send.logOutput ? options.send.maxOutputBytes : 0, environment: options.send.environment,
-                sessionDirectory: session?.path))
+            let process = try ProcessRunner(
+                .init(
+                    arguments: command, timeout: .seconds(Int64(options.send.timeoutSeconds)),
+                    // Not logged (the default): nothing is kept, every byte only counted.
+                    outputLimit: options.send.logOutput ? options.send.maxOutputBytes : 0, environment: options.send.environment,
+                    sessionDirectory: session?.path))
             _ = source.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
             runner = .process(process)
         } catch {
@@ -162,7 +164,13 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         // error). `check` reports it.
         display.startOffline(now: clock.now())
         logger.record(
-            .display(.offline(HALError(.noDevice, operation: "probe \(hardware.bus.path) \(hexAddress(hardware.address.rawValue)): nothing answered at start-up; \(Advice.wiring)", errno: 0))),
+            .display(
+                .offline(
+                    HALError(
+                        .noDevice,
+                        operation:
+                            "probe \(hardware.bus.path) \(hexAddress(hardware.address.rawValue)): nothing answered at start-up; \(Advice.wiring)",
+                        errno: 0))),
             at: clock.now())
     }
     do throws(HALError) {
@@ -184,8 +192,9 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     }
     do throws(HALError) {
         if let (client, topics) = mqtt {
-            try runLoop(observer: PublishingObserver(
-                inner: logger, publisher: client, topics: topics, hasSendCommand: options.controllerConfig.hasSendCommand))
+            try runLoop(
+                observer: PublishingObserver(
+                    inner: logger, publisher: client, topics: topics, hasSendCommand: options.controllerConfig.hasSendCommand))
         } else {
             try runLoop(observer: logger)
         }
@@ -242,9 +251,13 @@ func acquireHardware(_ options: RunOptions, facts: StartupFacts) throws(ExitErro
             do throws(HALError) {
                 answered = try opened.probe(fixed)
                 address = fixed
-            } catch where error.kind == .busy {
+            } catch  where error.kind == .busy {
                 let client = Discovery.i2cClient(bus: options.i2cBus, address: fixed.rawValue)
-                failures.append(ExitError(.unavailable, "run: \(StartupResource.lcd(fixed, bus: options.i2cBus).name): \(error.operation): \(describe(error)); \(Advice.kernelDriverOwns(fixed, client: client))"))
+                failures.append(
+                    ExitError(
+                        .unavailable,
+                        "run: \(StartupResource.lcd(fixed, bus: options.i2cBus).name): \(error.operation): \(describe(error)); \(Advice.kernelDriverOwns(fixed, client: client))"
+                    ))
             }
         }
         bus = opened
@@ -274,29 +287,33 @@ func locate(_ spec: LineSpec) throws(HALError) -> GPIOLineLocation {
 }
 
 /// The `started` line: the configuration in force.
-public func startedRecord(_ options: RunOptions, button: GPIOLineLocation, led: GPIOLineLocation?, busPath: String,
-                          writes batched: Bool, address: I2CAddress) -> LogRecord {
+public func startedRecord(
+    _ options: RunOptions, button: GPIOLineLocation, led: GPIOLineLocation?, busPath: String,
+    writes batched: Bool, address: I2CAddress
+) -> LogRecord {
     let settings = options.settings
-    return LogRecord("started", [
-        .string("version", programVersion),
-        .string("libgpiod", LibGPIOD.version),
-        .string("button", button.description),
-        .string("bias", options.biasName),
-        .string("active", options.buttonActiveHigh ? "high" : "low"),
-        .string("kernel_debounce_ms", options.kernelDebounceMilliseconds.map(String.init) ?? "off"),
-        .string("led", led.map { $0.description + (options.ledActiveLow ? " active-low" : "") } ?? "none"),
-        .string("i2c", busPath),
-        .string("i2c_writes", batched ? "batched" : "smbus-byte"),
-        .string("address", hexAddress(address.rawValue)),
-        .string("geometry", settings.geometry.name),
-        .int("duration", settings.durationSeconds),
-        .int("debounce_ms", settings.debounceMilliseconds),
-        .string("debounce_mode", settings.debounceMode == .stable ? "stable" : "prompt"),
-        .string("refresh", options.refreshSeconds.map { "\($0)s" } ?? "off"),
-        .string("log_format", options.logFormat.rawValue),
-        .string("config", options.configPath),
-        .string("state_file", options.stateFile ?? "off"),
-        .string("send", options.send.command?.first ?? "none"),
-        .string("rom", options.rom.rawValue),
-    ])
+    return LogRecord(
+        "started",
+        [
+            .string("version", programVersion),
+            .string("libgpiod", LibGPIOD.version),
+            .string("button", button.description),
+            .string("bias", options.biasName),
+            .string("active", options.buttonActiveHigh ? "high" : "low"),
+            .string("kernel_debounce_ms", options.kernelDebounceMilliseconds.map(String.init) ?? "off"),
+            .string("led", led.map { $0.description + (options.ledActiveLow ? " active-low" : "") } ?? "none"),
+            .string("i2c", busPath),
+            .string("i2c_writes", batched ? "batched" : "smbus-byte"),
+            .string("address", hexAddress(address.rawValue)),
+            .string("geometry", settings.geometry.name),
+            .int("duration", settings.durationSeconds),
+            .int("debounce_ms", settings.debounceMilliseconds),
+            .string("debounce_mode", settings.debounceMode == .stable ? "stable" : "prompt"),
+            .string("refresh", options.refreshSeconds.map { "\($0)s" } ?? "off"),
+            .string("log_format", options.logFormat.rawValue),
+            .string("config", options.configPath),
+            .string("state_file", options.stateFile ?? "off"),
+            .string("send", options.send.command?.first ?? "none"),
+            .string("rom", options.rom.rawValue),
+        ])
 }

@@ -58,8 +58,10 @@ public final class HeadlessPrinter: LoopObserver {
     private let outputLine: RecordingLED?
     private var lastOutput: Bool?
 
-    public init(emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, outputLine: RecordingLED? = nil,
-                logSendOutput: Bool = false, output: @escaping (String) -> Void) {
+    public init(
+        emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, outputLine: RecordingLED? = nil,
+        logSendOutput: Bool = false, output: @escaping (String) -> Void
+    ) {
         self.emulator = emulator
         self.led = led
         self.outputLine = outputLine

@@ -67,20 +67,43 @@ public struct SimulationServices: Sendable {
 
     /// The option specs of these flags.
     static let optionSpecs: [OptionSpec] = [
-        OptionSpec("state-file", value: "PATH", help: "persist the countdown in PATH (atomically) and resume it at start; an unreadable file is moved to PATH.corrupt-N"),
-        OptionSpec("send-command", value: "ARGV", help: "run this command on each press (split on spaces, no shell; with --headless it needs --realtime)"),
-        OptionSpec("send-timeout", value: "SECONDS", help: "SIGTERM the send command after this, SIGKILL 2 s later (\(sendTimeoutRange.lowerBound)-\(sendTimeoutRange.upperBound), default \(defaultSendTimeoutSeconds))"),
-        OptionSpec("mock-send", value: "OUTCOMES", help: "a scripted send command: ok@T, fail@T (exit 1), tempfail@T (exit 75), exit=N@T, timeout@T, notfound; each send takes the next, the last repeats"),
-        OptionSpec("cooldowns", value: "LIST", help: "escalating cooldowns in seconds, e.g. 60,120,300 (the n-th send in a row gets the n-th; the last repeats)"),
+        OptionSpec(
+            "state-file", value: "PATH",
+            help: "persist the countdown in PATH (atomically) and resume it at start; an unreadable file is moved to PATH.corrupt-N"),
+        OptionSpec(
+            "send-command", value: "ARGV", help: "run this command on each press (split on spaces, no shell; with --headless it needs --realtime)"),
+        OptionSpec(
+            "send-timeout", value: "SECONDS",
+            help:
+                "SIGTERM the send command after this, SIGKILL 2 s later (\(sendTimeoutRange.lowerBound)-\(sendTimeoutRange.upperBound), default \(defaultSendTimeoutSeconds))"
+        ),
+        OptionSpec(
+            "mock-send", value: "OUTCOMES",
+            help:
+                "a scripted send command: ok@T, fail@T (exit 1), tempfail@T (exit 75), exit=N@T, timeout@T, notfound; each send takes the next, the last repeats"
+        ),
+        OptionSpec(
+            "cooldowns", value: "LIST",
+            help: "escalating cooldowns in seconds, e.g. 60,120,300 (the n-th send in a row gets the n-th; the last repeats)"),
         OptionSpec("max-sends", value: "N", help: "cap: at most N sends per --window, then the label shows the lockout"),
         OptionSpec("window", value: "SECONDS", help: "the cap's window in seconds (with --max-sends)"),
         OptionSpec("realtime", help: "headless: run on real time (the script's times are waited for; SIGTERM stops it)"),
-        OptionSpec("verify-command", value: "ARGV", help: "keypad: check codes with this command (the code on its standard input; split on spaces, no shell; with --headless it needs --realtime)"),
-        OptionSpec("mock-verify", value: "OUTCOMES", help: "keypad: a scripted verify command: accept@T, reject@T (exit 1), expired@T (exit 3), tempfail@T (exit 75), error@T (exit 2), exit=N@T, timeout@T, notfound; each check takes the next, the last repeats"),
+        OptionSpec(
+            "verify-command", value: "ARGV",
+            help:
+                "keypad: check codes with this command (the code on its standard input; split on spaces, no shell; with --headless it needs --realtime)"
+        ),
+        OptionSpec(
+            "mock-verify", value: "OUTCOMES",
+            help:
+                "keypad: a scripted verify command: accept@T, reject@T (exit 1), expired@T (exit 3), tempfail@T (exit 75), error@T (exit 2), exit=N@T, timeout@T, notfound; each check takes the next, the last repeats"
+        ),
     ]
 
     /// Reads the flags; `headless` says whether the run is headless.
-    static func parse(_ arguments: ParsedArguments, headless: Bool, keypad: DeviceConfig.Keypad? = nil, command: String) throws(ExitError) -> SimulationServices {
+    static func parse(_ arguments: ParsedArguments, headless: Bool, keypad: DeviceConfig.Keypad? = nil, command: String) throws(ExitError)
+        -> SimulationServices
+    {
         var services = SimulationServices()
         services.keypad = keypad
         services.stateFile = arguments.value("state-file")
@@ -92,7 +115,8 @@ public struct SimulationServices: Sendable {
             let argv = text.split(separator: " ").map(String.init)
             guard !argv.isEmpty else { throw ExitError(.usage, "\(command): --send-command: give the program and its arguments") }
             guard headless && services.realtime else {
-                throw ExitError(.usage, "\(command): --send-command runs a real process: use it with --headless --realtime (or --mock-send on virtual time)")
+                throw ExitError(
+                    .usage, "\(command): --send-command runs a real process: use it with --headless --realtime (or --mock-send on virtual time)")
             }
             services.sendCommand = argv
         }
@@ -111,10 +135,12 @@ public struct SimulationServices: Sendable {
             let counts = DeviceConfig.Policy.cooldownCountRange
             let items = text.split(separator: ",", omittingEmptySubsequences: false)
             guard counts.contains(items.count) else {
-                throw ExitError(.usage, "\(command): --cooldowns: \(items.count) cooldowns; give \(counts.lowerBound) to \(counts.upperBound), like 60,120,300")
+                throw ExitError(
+                    .usage, "\(command): --cooldowns: \(items.count) cooldowns; give \(counts.lowerBound) to \(counts.upperBound), like 60,120,300")
             }
             for item in items {
-                let seconds = try parseInteger(String(item), option: "cooldowns", range: BehaviourSettings.durationRange, unit: "whole seconds per cooldown", command: command)
+                let seconds = try parseInteger(
+                    String(item), option: "cooldowns", range: BehaviourSettings.durationRange, unit: "whole seconds per cooldown", command: command)
                 cooldowns.append(.seconds(Int64(seconds)))
             }
             guard !cooldowns.isEmpty else { throw ExitError(.usage, "\(command): --cooldowns: give seconds like 60,120,300") }
@@ -124,7 +150,10 @@ public struct SimulationServices: Sendable {
         services.phone = !headless && keypad != nil && services.mockSend == nil
         if services.phone { services.keypad = keypad?.withPhone(scriptedVerify: services.mockVerify != nil) }
         if services.keypad?.code.source == .device && !services.hasSendCommand {
-            throw ExitError(.usage, "\(command): keypad.code.source is \"device\": the code made on the device goes to a send command; give --mock-send (or --send-command with --headless --realtime)")
+            throw ExitError(
+                .usage,
+                "\(command): keypad.code.source is \"device\": the code made on the device goes to a send command; give --mock-send (or --send-command with --headless --realtime)"
+            )
         }
         switch (arguments.value("max-sends"), arguments.value("window")) {
         case (nil, nil):
@@ -151,10 +180,12 @@ public struct SimulationServices: Sendable {
             }
             let parts = token.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, let delay = parseTime(String(parts[1])) else {
-                throw ExitError(.usage, "\(command): --mock-send: \(shown(token)) is not OUTCOME@TIME (ok, fail, tempfail, exit=N, timeout) or notfound")
+                throw ExitError(
+                    .usage, "\(command): --mock-send: \(shown(token)) is not OUTCOME@TIME (ok, fail, tempfail, exit=N, timeout) or notfound")
             }
             guard delay <= ScriptItem.maximumTime else {
-                throw ExitError(.usage, "\(command): --mock-send: \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest it may use")
+                throw ExitError(
+                    .usage, "\(command): --mock-send: \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest it may use")
             }
             let kind = parts[0]
             if kind == "ok" {
@@ -282,8 +313,9 @@ func runHeadlessRealtime(
     }
     do throws(HALError) {
         if let client, let setup = services.mqtt {
-            try runLoop(observer: PublishingObserver(
-                inner: printer, publisher: client, topics: setup.topics, hasSendCommand: coordinator.controller.config.hasSendCommand))
+            try runLoop(
+                observer: PublishingObserver(
+                    inner: printer, publisher: client, topics: setup.topics, hasSendCommand: coordinator.controller.config.hasSendCommand))
         } else {
             try runLoop(observer: printer)
         }

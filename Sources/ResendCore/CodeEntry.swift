@@ -103,8 +103,10 @@ public struct EntrySnapshot: Hashable, Sendable {
     /// When the sent code stops being valid; nil without a validity window or when not open.
     public var validUntil: Instant?
 
-    public init(failures: Int = 0, rounds: Int = 0, lockoutEnd: Instant? = nil, lockoutSeconds: Int = 0,
-                open: Bool = false, validUntil: Instant? = nil) {
+    public init(
+        failures: Int = 0, rounds: Int = 0, lockoutEnd: Instant? = nil, lockoutSeconds: Int = 0,
+        open: Bool = false, validUntil: Instant? = nil
+    ) {
         self.failures = failures
         self.rounds = rounds
         self.lockoutEnd = lockoutEnd
@@ -442,7 +444,8 @@ public struct CodeEntry {
             return output(events)
         }
         if config.opensWithoutSend && state == .idle && !storageFault
-            && (event.key.digitValue != nil || event.key == .star || event.key == .pound) {
+            && (event.key.digitValue != nil || event.key == .star || event.key == .pound)
+        {
             // Nothing is sent in this mode: a key opens the field (and counts as typed).
             open = true
             validUntil = nil
@@ -690,9 +693,10 @@ public struct CodeEntry {
         case .entering:
             let field = fieldLine(revealLast: revealUntil != nil)
             let message = notice.map(noticeText)
-            return EntryView(status: message ?? texts.promptTitle, field: field,
-                             compact: (message != nil && (length == 0 || noticeUntil != nil)) ? message! : field,
-                             cursor: fieldCursor(in: field))
+            return EntryView(
+                status: message ?? texts.promptTitle, field: field,
+                compact: (message != nil && (length == 0 || noticeUntil != nil)) ? message! : field,
+                cursor: fieldCursor(in: field))
         case .verifying:
             let field = texts.fieldPrefix + String(repeating: texts.maskCharacter, count: submittedLength)
             return EntryView(status: texts.verifyingTitle, field: field, compact: texts.verifyingTitle)

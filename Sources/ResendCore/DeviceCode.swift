@@ -83,7 +83,7 @@ public struct DeviceCode {
         let span = max(a.count, b.count)
         var difference = UInt(bitPattern: aLength ^ bLength)
         for index in 0..<span {
-            let inA = UInt8(truncatingIfNeeded: (index - aLength) >> (Int.bitWidth - 1)) // 0xFF below aLength
+            let inA = UInt8(truncatingIfNeeded: (index - aLength) >> (Int.bitWidth - 1))  // 0xFF below aLength
             let inB = UInt8(truncatingIfNeeded: (index - bLength) >> (Int.bitWidth - 1))
             let x = (index < a.count ? a[index] : 0) & inA
             let y = (index < b.count ? b[index] : 0) & inB

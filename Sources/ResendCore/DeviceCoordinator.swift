@@ -14,8 +14,9 @@ public struct KeyBindings: Hashable, Sendable {
     public var problems: [String] {
         var found: [String] = []
         for key in send where key.digitValue != nil || key == .star || key == .pound {
-            found.append("the send key cannot be '" + String(decoding: [key.symbol], as: UTF8.self)
-                + "': digits, * and # are for the code (allowed: A, B, C, D or the button)")
+            found.append(
+                "the send key cannot be '" + String(decoding: [key.symbol], as: UTF8.self)
+                    + "': digits, * and # are for the code (allowed: A, B, C, D or the button)")
         }
         return found
     }
@@ -83,8 +84,10 @@ public struct DeviceCoordinator {
     }
 
     /// Starts both machines (fresh, or from clamped snapshots). Call once, first.
-    public mutating func start(now: Instant, restoring restored: ControllerSnapshot? = nil,
-                               entry restoredEntry: EntrySnapshot? = nil) -> [DeviceAction] {
+    public mutating func start(
+        now: Instant, restoring restored: ControllerSnapshot? = nil,
+        entry restoredEntry: EntrySnapshot? = nil
+    ) -> [DeviceAction] {
         time = now
         var actions = take(controller.start(now: now, restoring: restored))
         if entry != nil { actions += entry!.start(now: now, restoring: restoredEntry).map { .entry($0) } }

@@ -463,7 +463,7 @@ extension StateStorage {
         let bytes: [UInt8]?
         do throws(HALError) {
             bytes = try read()
-        } catch where isUnreadableContent(error) {
+        } catch  where isUnreadableContent(error) {
             // Too large to be ours (the read cap): moved aside like any unreadable state, not
             // left for the next write to replace silently.
             moveUnreadableAside(reason: error.operation, observer: &observer, now: now)

@@ -1,7 +1,7 @@
 import HAL
 import HALMock
-import Testing
 import ResendCore
+import Testing
 
 /// A code made on the device: the digits are exactly uniform, a resend never repeats the code and
 /// the old one stops working, typed codes are compared in constant time, and a restart forgets it.
@@ -157,9 +157,10 @@ struct DeviceCodeTests {
         config.codeMadeOnDevice = true
         config.opensWithoutSend = true
         config.codeLength = 9
-        #expect(config.problems(columns: 40) == [
-            "codeLength must be from minLength to maxLength",
-            "opensWithoutSend cannot go with a code made on the device (it must be sent to be typed)",
-        ])
+        #expect(
+            config.problems(columns: 40) == [
+                "codeLength must be from minLength to maxLength",
+                "opensWithoutSend cannot go with a code made on the device (it must be sent to be typed)",
+            ])
     }
 }
