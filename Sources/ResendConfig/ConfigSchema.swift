@@ -176,6 +176,17 @@ extension DeviceConfig {
 
         let mqtt = root.section("mqtt")
         config.mqtt = readMQTT(mqtt, reader: reader)
+        // A remote command that could do nothing is refused here rather than ignored on the device.
+        if config.mqtt.allowOpen && (!config.keypad.enabled || config.keypad.output.line == nil) {
+            reader.report(
+                mqtt.keyPath("allowOpen"),
+                "the command open pulses keypad.output.line: enable the keypad and set its output line, or leave allowOpen false")
+        }
+        if config.mqtt.allowResetLockout && !config.keypad.enabled {
+            reader.report(
+                mqtt.keyPath("allowResetLockout"),
+                "the command reset_lockout ends the keypad's lockout: enable the keypad, or leave allowResetLockout false")
+        }
         mqtt.finish()
 
         root.finish()

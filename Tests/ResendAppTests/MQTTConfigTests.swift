@@ -24,7 +24,8 @@ struct MQTTConfigTests {
             text: """
                 {mqtt: {enabled: true, host: "broker.lan", port: 8883, tls: {caFile: "/etc/ssl/ca.pem", certFile: "/etc/rb/c.pem", keyFile: "/etc/rb/c.key"},
                  username: "door", passwordFile: "/etc/resend-button/mqtt-password", clientId: "door-1", baseTopic: "home/door",
-                 discoveryPrefix: "ha", keepaliveSeconds: 30, allowOpen: true, allowResetLockout: true}}
+                 discoveryPrefix: "ha", keepaliveSeconds: 30, allowOpen: true, allowResetLockout: true},
+                 send: {command: ["/bin/true"]}, keypad: {enabled: true, code: {source: "device"}, output: {line: "GPIO26"}}}
                 """, source: "t.json5"
         ).mqtt
         #expect(mqtt.enabled && mqtt.host == "broker.lan" && mqtt.port == 8883 && mqtt.caFile == "/etc/ssl/ca.pem")
@@ -37,6 +38,14 @@ struct MQTTConfigTests {
         "a bad value names the key and what is allowed",
         arguments: [
             ("{mqtt: {port: 0}}", "mqtt.port: 0 is out of range; allowed: a TCP port from 1 to 65535"),
+            (
+                "{mqtt: {allowOpen: true}, send: {command: [\"/bin/true\"]}, keypad: {enabled: true, code: {source: \"device\"}}}",
+                "mqtt.allowOpen: the command open pulses keypad.output.line: enable the keypad and set its output line, or leave allowOpen false"
+            ),
+            (
+                "{mqtt: {allowResetLockout: true}}",
+                "mqtt.allowResetLockout: the command reset_lockout ends the keypad's lockout: enable the keypad, or leave allowResetLockout false"
+            ),
             ("{mqtt: {keepaliveSeconds: 2}}", "mqtt.keepaliveSeconds: 2 is out of range; allowed: whole seconds from 5 to 65535"),
             (
                 "{mqtt: {baseTopic: \"home/#\"}}",
