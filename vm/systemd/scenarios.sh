@@ -589,6 +589,9 @@ matrix_type "111111#"
 wait_until 20 logged_since "$middle" '^[0-9.]* verify finished '
 sleep 0.5
 wrong_line=$(journal_since "$middle" | grep -m 1 '^[0-9.]* verify finished ')
+# The pulse as the program logged it (the polls above see the line's level, late by their forks).
+active_at=$(journal_since "$before" | sed -n 's/^\([0-9.]*\) output active$/\1/p' | head -n 1)
+inactive_at=$(journal_since "$before" | awk -v a="$active_at" '$2 == "output" && $3 == "inactive" && $1 + 0 > a + 0 { print $1; exit }')
 glass /tmp/s12.glass
 journal_since "$before" | sed 's/^/    /'
 checks=$(api_list checks | tr '\n' ' ')
@@ -612,6 +615,8 @@ elif ! echo "$verify_line" | grep -q 'result=accepted exit=0'; then
     fail 12 "the check of the issued code: '${verify_line:-no verify finished line}', not result=accepted exit=0"
 elif [ -z "$opened" ] || [ -z "$closed" ]; then
     fail 12 "the door line: 1 at '${opened:-never}', 0 again at '${closed:-never}' (a 3 s pulse expected)"
+elif [ -z "$active_at" ] || [ -z "$inactive_at" ]; then
+    fail 12 "the journal has no 'output active' and 'output inactive' after it for the accepted code"
 elif ! grep -q '|Code accepted *|Welcome' /tmp/s12.glass; then
     fail 12 "the glass never showed Code accepted / Welcome"
 elif ! echo "$wrong_line" | grep -q 'result=rejected exit=1'; then
@@ -626,7 +631,7 @@ elif [ "$leaked" != 0 ]; then
 elif [ -z "$exposure" ] || ! awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }'; then
     fail 12 "systemd-analyze security: exposure '${exposure:-not found}', not 2.0 or below"
 else
-    pass 12 "send exit 0 ($(ms_of "$send_line") ms); the code the stand-in issued accepted (exit 0, $(ms_of "$verify_line") ms), the door 1 $(difference "$typed_at" "$opened") s after the first key, for $(difference "$opened" "$closed") s (pulse 3 s); a wrong code: exit 1, Wrong, 2 left; both checks by the session's SID; the credential through LoadCredential (the service user cannot read $API_CONF); no token or code in the unit's journal; systemd-analyze security: $exposure"
+    pass 12 "send exit 0 ($(ms_of "$send_line") ms); the code the stand-in issued accepted (exit 0, $(ms_of "$verify_line") ms), the door line 1 $(difference "$typed_at" "$opened") s after the first key and 0 again $(difference "$opened" "$closed") s later by the polls, output active to inactive $(difference "$active_at" "$inactive_at") s in the journal (pulseMs 3000); a wrong code: exit 1, Wrong, 2 left; both checks by the session's SID; the credential through LoadCredential (the service user cannot read $API_CONF); no token or code in the unit's journal; systemd-analyze security: $exposure"
 fi
 systemctl stop "$UNIT"
 kill "$standin_pid" 2>/dev/null
