@@ -27,7 +27,8 @@ let package = Package(
         // Mock hardware: knows only the HAL.
         .target(name: "HALMock", dependencies: ["HAL"], swiftSettings: strict),
         // Wiring, CLI parsing, simulator: the executable's logic as a library so tests can drive it.
-        .target(name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "ResendConfig", "HALMock", "HALLinux"], swiftSettings: strict),
+        .target(
+            name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "ResendConfig", "HALMock", "HALLinux"], swiftSettings: strict),
         .executableTarget(name: "resend-button", dependencies: ["ResendApp", "ResendConfig", "HALLinux", "HAL", "CLinuxOS"], swiftSettings: strict),
         // scripts/bench: wire bytes, CPU cost, real-time latency and accuracy, wake-ups, memory (BENCHMARKS.md).
         .executableTarget(
@@ -45,7 +46,9 @@ let package = Package(
         .target(name: "CLinuxOS", cSettings: cStrict),
         // CEvdev: Linux input devices (EVIOCGRAB, EVIOCSCLOCKID, struct input_event's time_t-dependent layout).
         .target(name: "CEvdev", cSettings: cStrict),
-        .target(name: "HALLinux", dependencies: ["HAL", "CGPIOD", "CI2C", "CLinuxOS", "CEvdev"], swiftSettings: strict),
+        // CMosquitto: libmosquitto (MQTT), driven from our own poll loop; no library thread.
+        .target(name: "CMosquitto", cSettings: cStrict, linkerSettings: [.linkedLibrary("mosquitto")]),
+        .target(name: "HALLinux", dependencies: ["HAL", "CGPIOD", "CI2C", "CLinuxOS", "CEvdev", "CMosquitto"], swiftSettings: strict),
 
         // What the test targets share (processes, temporary directories, console capture, time, the
         // loop's test environment and recording ports); every test target imports it (Exports.swift).

@@ -16,7 +16,9 @@ let targets: [(name: String, run: @Sendable ([UInt8]) -> Void)] = [
 nonisolated(unsafe) var selected: (@Sendable ([UInt8]) -> Void)?
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzerInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func fuzzerInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>)
+    -> CInt
+{
     let program = CommandLine.arguments.first ?? ""
     let base = program.split(separator: "/").last.map(String.init) ?? program
     guard base.hasPrefix("fuzz-"), let target = targets.first(where: { $0.name == base.dropFirst("fuzz-".count) }) else {

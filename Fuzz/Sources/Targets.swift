@@ -59,8 +59,10 @@ func fuzzScript(_ bytes: [UInt8]) {
         keypad.output.line = "GPIO26"
         keypad.output.pulseMs = 500
         services.keypad = keypad
-        services.mockVerify = [.init(after: .milliseconds(200), .exited(code: 1)), .init(after: .milliseconds(100), .exited(code: 0)),
-                               .init(after: .seconds(3), .timedOut(after: .seconds(3), killed: false))]
+        services.mockVerify = [
+            .init(after: .milliseconds(200), .exited(code: 1)), .init(after: .milliseconds(100), .exited(code: 0)),
+            .init(after: .seconds(3), .timedOut(after: .seconds(3), killed: false)),
+        ]
     }
     var violations: [String] = []
     do throws(ExitError) {
@@ -92,7 +94,8 @@ func fuzzState(_ bytes: [UInt8]) {
     }
     let policies = [
         ResendPolicy.off,
-        ResendPolicy(cooldowns: [.seconds(60), .seconds(86_400)], runResetAfter: .seconds(604_800), cap: .init(maxSends: 2, window: .seconds(86_400))),
+        ResendPolicy(
+            cooldowns: [.seconds(60), .seconds(86_400)], runResetAfter: .seconds(604_800), cap: .init(maxSends: 2, window: .seconds(86_400))),
     ]
     let wallTimes = [Int64.min, -1, 0, 1_764_547_200_000_000_000, Int64.max].map(WallTime.init(nanosecondsSinceEpoch:))
     let instants = [Instant.origin, Instant(nanoseconds: Int64.max / 2), Instant(nanoseconds: Int64.max)]

@@ -198,8 +198,9 @@ public struct HD44780<Port: HD44780Port, Wait: Delay> {
         var glass = shadow
         let count = cellsInAddressOrder.count
         if let focus {
-            precondition(focus.row >= 0 && focus.row < geometry.rows && focus.column >= 0 && focus.column < geometry.columns,
-                         "render: the focus is not on the display")
+            precondition(
+                focus.row >= 0 && focus.row < geometry.rows && focus.column >= 0 && focus.column < geometry.columns,
+                "render: the focus is not on the display")
             let rowStart = focus.row * geometry.columns
             appendWrite(of: rowStart + focus.column, target: target, glass: &glass, counter: &counter, to: &bytes)
             for cell in rowStart..<(rowStart + geometry.columns) {

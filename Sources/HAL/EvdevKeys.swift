@@ -30,20 +30,20 @@ public enum EvdevKeys {
 
     /// (code, key) pairs, the kernel's name in the comment.
     public static let table: [(code: UInt16, key: Key)] = [
-        (2, .digit1), (3, .digit2), (4, .digit3), (5, .digit4), (6, .digit5), // KEY_1..KEY_5
-        (7, .digit6), (8, .digit7), (9, .digit8), (10, .digit9), (11, .digit0), // KEY_6..KEY_9, KEY_0
-        (14, .star), // KEY_BACKSPACE: delete
-        (28, .pound), // KEY_ENTER: submit
-        (55, .star), // KEY_KPASTERISK
-        (71, .digit7), (72, .digit8), (73, .digit9), // KEY_KP7..KEY_KP9
-        (75, .digit4), (76, .digit5), (77, .digit6), // KEY_KP4..KEY_KP6
-        (79, .digit1), (80, .digit2), (81, .digit3), // KEY_KP1..KEY_KP3
-        (82, .digit0), // KEY_KP0
-        (96, .pound), // KEY_KPENTER
-        (0x200, .digit0), (0x201, .digit1), (0x202, .digit2), (0x203, .digit3), (0x204, .digit4), // KEY_NUMERIC_0..4
-        (0x205, .digit5), (0x206, .digit6), (0x207, .digit7), (0x208, .digit8), (0x209, .digit9), // KEY_NUMERIC_5..9
-        (0x20a, .star), (0x20b, .pound), // KEY_NUMERIC_STAR, KEY_NUMERIC_POUND
-        (0x20c, .a), (0x20d, .b), (0x20e, .c), (0x20f, .d), // KEY_NUMERIC_A..D
+        (2, .digit1), (3, .digit2), (4, .digit3), (5, .digit4), (6, .digit5),  // KEY_1..KEY_5
+        (7, .digit6), (8, .digit7), (9, .digit8), (10, .digit9), (11, .digit0),  // KEY_6..KEY_9, KEY_0
+        (14, .star),  // KEY_BACKSPACE: delete
+        (28, .pound),  // KEY_ENTER: submit
+        (55, .star),  // KEY_KPASTERISK
+        (71, .digit7), (72, .digit8), (73, .digit9),  // KEY_KP7..KEY_KP9
+        (75, .digit4), (76, .digit5), (77, .digit6),  // KEY_KP4..KEY_KP6
+        (79, .digit1), (80, .digit2), (81, .digit3),  // KEY_KP1..KEY_KP3
+        (82, .digit0),  // KEY_KP0
+        (96, .pound),  // KEY_KPENTER
+        (0x200, .digit0), (0x201, .digit1), (0x202, .digit2), (0x203, .digit3), (0x204, .digit4),  // KEY_NUMERIC_0..4
+        (0x205, .digit5), (0x206, .digit6), (0x207, .digit7), (0x208, .digit8), (0x209, .digit9),  // KEY_NUMERIC_5..9
+        (0x20a, .star), (0x20b, .pound),  // KEY_NUMERIC_STAR, KEY_NUMERIC_POUND
+        (0x20c, .a), (0x20d, .b), (0x20e, .c), (0x20f, .d),  // KEY_NUMERIC_A..D
     ]
 
     /// The key for a kernel key code; nil for codes the keypad does not use.

@@ -18,6 +18,8 @@ public enum LoopInput: Hashable, Sendable {
     /// An input device (an evdev keypad) went away or came back; for the log. Keys it held were
     /// delivered as releases before it.
     case inputDevice(InputDeviceEvent)
+    /// A request from outside (an MQTT command the configuration allows).
+    case remote(RemoteCommand)
 }
 
 extension LoopInput {

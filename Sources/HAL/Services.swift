@@ -24,9 +24,15 @@ public struct WallTime: Hashable, Comparable, Sendable {
 
     // Saturating, like `Instant` and `TimeSpan`: a wall clock or state file far off cannot trap.
     public static func < (a: WallTime, b: WallTime) -> Bool { a.nanosecondsSinceEpoch < b.nanosecondsSinceEpoch }
-    public static func + (a: WallTime, b: TimeSpan) -> WallTime { WallTime(nanosecondsSinceEpoch: saturatingSum(a.nanosecondsSinceEpoch, b.nanoseconds)) }
-    public static func - (a: WallTime, b: TimeSpan) -> WallTime { WallTime(nanosecondsSinceEpoch: saturatingDifference(a.nanosecondsSinceEpoch, b.nanoseconds)) }
-    public static func - (a: WallTime, b: WallTime) -> TimeSpan { TimeSpan(nanoseconds: saturatingDifference(a.nanosecondsSinceEpoch, b.nanosecondsSinceEpoch)) }
+    public static func + (a: WallTime, b: TimeSpan) -> WallTime {
+        WallTime(nanosecondsSinceEpoch: saturatingSum(a.nanosecondsSinceEpoch, b.nanoseconds))
+    }
+    public static func - (a: WallTime, b: TimeSpan) -> WallTime {
+        WallTime(nanosecondsSinceEpoch: saturatingDifference(a.nanosecondsSinceEpoch, b.nanoseconds))
+    }
+    public static func - (a: WallTime, b: WallTime) -> TimeSpan {
+        TimeSpan(nanoseconds: saturatingDifference(a.nanosecondsSinceEpoch, b.nanosecondsSinceEpoch))
+    }
 }
 
 /// The civil clock (CLOCK_REALTIME on Linux). `now()` does not block. It may jump in either

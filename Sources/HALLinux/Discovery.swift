@@ -22,7 +22,8 @@ public enum Discovery {
         let fromDev = numberedEntries(prefix: "i2c-", in: deviceDirectory)
         let numbers = Set(fromSysfs).union(adapters).union(fromDev).sorted()
         return numbers.map { number in
-            let name = readFirstLine("\(sysfs)/class/i2c-dev/i2c-\(number)/name")
+            let name =
+                readFirstLine("\(sysfs)/class/i2c-dev/i2c-\(number)/name")
                 ?? readFirstLine("\(sysfs)/bus/i2c/devices/i2c-\(number)/name")
             return I2CBusInfo(
                 number: number, adapterName: name,

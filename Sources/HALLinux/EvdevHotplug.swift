@@ -86,7 +86,7 @@ public final class HotplugEvdevKeypad {
         // Fully initialised from here: a throw runs deinit, which closes what is open.
         do throws(HALError) {
             pending = try adopt(try opener(path))
-        } catch where HotplugEvdevKeypad.isMissing(error) {
+        } catch  where HotplugEvdevKeypad.isMissing(error) {
             startupError = error
             reported = error
             try arm()
@@ -146,12 +146,13 @@ public final class HotplugEvdevKeypad {
         }
         switch read {
         case .keys(let keys):
-            return deliver(keys) + device.takeNotices().map { notice in
-                switch notice {
-                case .eventsDropped(let changes): .inputDevice(.eventsLost(path: path, changes: changes))
-                case .keysUnreadable(let error): .inputDevice(.keysUnreadable(path: path, error: error))
+            return deliver(keys)
+                + device.takeNotices().map { notice in
+                    switch notice {
+                    case .eventsDropped(let changes): .inputDevice(.eventsLost(path: path, changes: changes))
+                    case .keysUnreadable(let error): .inputDevice(.keysUnreadable(path: path, error: error))
+                    }
                 }
-            }
         case .disconnected:
             return goOffline(HALError(.notFound, operation: "read " + path, errno: ENODEV))
         }
@@ -244,7 +245,7 @@ public final class HotplugEvdevKeypad {
             let added: Int32
             do throws(HALError) {
                 added = try Syscall.run("inotify_add_watch " + directory) { rb_inotify_watch_directory(inotifyFD, directory) }
-            } catch where HotplugEvdevKeypad.isMissing(error) || error.errno == ENOTDIR {
+            } catch  where HotplugEvdevKeypad.isMissing(error) || error.errno == ENOTDIR {
                 continue  // it went away meanwhile: look again
             }
             if let watch, watch.descriptor != added {
@@ -307,7 +308,7 @@ extension FileType {
         var info = stat()
         do throws(HALError) {
             _ = try Syscall.run("stat \(path)") { stat(path, &info) }
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             return nil
         }
         return FileType(mode: info.st_mode)

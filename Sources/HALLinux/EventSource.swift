@@ -7,9 +7,10 @@ public struct RegisteredDescriptor: Hashable, Sendable {
     let id: Int
 }
 
-/// The Linux event loop's one blocking call: poll() over the button's request fd and any
-/// registered descriptors, a one-shot timerfd at the controller's next deadline, and a signalfd
-/// turning SIGINT/SIGTERM into `.stop`.
+/// The Linux event loop's one blocking call: poll() over the button's request fd, any registered
+/// descriptors and connections (`register(connection:)`: a network client's socket, for writing
+/// too while it has bytes to write), a one-shot timerfd at the earlier of the controller's next
+/// deadline and the connections' own, and a signalfd turning SIGINT/SIGTERM into `.stop`.
 ///
 /// One thread: create it on the thread that runs the loop (it blocks SIGINT/SIGTERM there while
 /// it exists; see `Poller`). `wait(until: nil)` blocks with no time-out at all. Edge times are the
@@ -20,6 +21,7 @@ public struct LinuxEventSource: EventSource {
     public let button: GPIOButton?
     private var extras: [(registration: RegisteredDescriptor, onReadable: () throws(HALError) -> [LoopInput])] = []
     private var nextID = 0
+    private var connections: [PolledConnection] = []
 
     public init(button: GPIOButton?) throws(HALError) {
         self.poller = try Poller(includeResize: false)
@@ -40,6 +42,13 @@ public struct LinuxEventSource: EventSource {
         return registration
     }
 
+    /// Adds a connection whose descriptor may change (a network client that reconnects): it is
+    /// asked for its descriptor before every poll, watched for writing while it wants to write,
+    /// and served at its own deadlines, which cut a wait short without ending it.
+    public mutating func register(connection: PolledConnection) {
+        connections.append(connection)
+    }
+
     public mutating func unregister(_ registration: RegisteredDescriptor) {
         extras.removeAll { $0.registration == registration }
     }
@@ -54,13 +63,25 @@ public struct LinuxEventSource: EventSource {
 
     /// Blocks until an input is available or `deadline` (CLOCK_MONOTONIC) is reached; a deadline
     /// in the past returns at once with whatever is already pending. Order: stop, then edges, then
-    /// registered descriptors' inputs. Wake-ups that produce no input (e.g. a bounce the kernel
+    /// registered descriptors' inputs, then connections' (served at their own deadlines in
+    /// between, without returning unless that brought an input). Wake-ups that produce no input (e.g. a bounce the kernel
     /// debounced away) wait again rather than return early.
     public mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput] {
         let buttonFD = button?.fileDescriptor
-        let watched = (buttonFD.map { [$0] } ?? []) + extras.map { $0.registration.fd }
+        let fixed = (buttonFD.map { [$0] } ?? []) + extras.map { $0.registration.fd }
         while true {
-            let wakeup = try poller.wait(watching: watched, until: deadline)
+            let polled = connections.map { $0.descriptor() }
+            var watched = fixed
+            var writers: [Int32] = []
+            var wake = deadline
+            for (connection, fd) in zip(connections, polled) {
+                if let fd {
+                    watched.append(fd)
+                    if connection.wantsWrite() { writers.append(fd) }
+                }
+                if let due = connection.nextService() { wake = wake.map { min($0, due) } ?? due }
+            }
+            let wakeup = try poller.wait(watching: watched, writable: writers, until: wake)
             var inputs: [LoopInput] = []
             if wakeup.signals.contains(where: { $0 == SIGINT || $0 == SIGTERM }) {
                 inputs.append(.stop)
@@ -72,7 +93,54 @@ public struct LinuxEventSource: EventSource {
             for extra in extras where wakeup.readable.contains(extra.registration.fd) {
                 inputs += try extra.onReadable()
             }
-            if !inputs.isEmpty || wakeup.deadlineReached { return inputs }
+            let now = SystemClock().now()
+            for (connection, fd) in zip(connections, polled) {
+                if let fd, wakeup.readable.contains(fd) || wakeup.writable.contains(fd) {
+                    let readiness = PollReadiness(
+                        readable: wakeup.readable.contains(fd), writable: wakeup.writable.contains(fd), hungUp: wakeup.hungUp.contains(fd))
+                    inputs += connection.onReady(readiness, now)
+                }
+                if let due = connection.nextService(), due <= now { inputs += connection.service(now) }
+            }
+            let deadlineReached = wake == deadline ? wakeup.deadlineReached : deadline.map { $0 <= now } ?? false
+            if !inputs.isEmpty || deadlineReached { return inputs }
         }
+    }
+}
+
+/// A connection `LinuxEventSource` serves (`register(connection:)`), as closures over its owner:
+/// its current descriptor (nil: none now), whether it wants to write, when it must be served,
+/// what to do when its descriptor is ready and when it is due. The
+/// closures run on the loop's thread and must not block; they return the inputs they stand for.
+public struct PolledConnection {
+    public var descriptor: () -> Int32?
+    public var wantsWrite: () -> Bool
+    public var nextService: () -> Instant?
+    public var onReady: (PollReadiness, Instant) -> [LoopInput]
+    public var service: (Instant) -> [LoopInput]
+
+    public init(
+        descriptor: @escaping () -> Int32?, wantsWrite: @escaping () -> Bool, nextService: @escaping () -> Instant?,
+        onReady: @escaping (PollReadiness, Instant) -> [LoopInput], service: @escaping (Instant) -> [LoopInput]
+    ) {
+        self.descriptor = descriptor
+        self.wantsWrite = wantsWrite
+        self.nextService = nextService
+        self.onReady = onReady
+        self.service = service
+    }
+}
+
+/// How a polled descriptor is ready: readable (or hung up / in error), writable, and whether the
+/// peer hung up or the descriptor is in error (then it is readable too).
+public struct PollReadiness: Hashable, Sendable {
+    public var readable: Bool
+    public var writable: Bool
+    public var hungUp: Bool
+
+    public init(readable: Bool, writable: Bool, hungUp: Bool = false) {
+        self.readable = readable
+        self.writable = writable
+        self.hungUp = hungUp
     }
 }

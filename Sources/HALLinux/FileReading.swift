@@ -48,11 +48,31 @@ public enum FileType: Hashable, Sendable {
         var info = stat()
         do throws(HALError) {
             _ = try Syscall.run("lstat \(path)") { lstat(path, &info) }
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             return nil
         }
         return FileType(mode: info.st_mode)
     }
+}
+
+/// The permission bits of what `path` names (lstat: links not followed), e.g. 0o600; nil when
+/// nothing is there.
+public func permissionBits(of path: String) throws(HALError) -> UInt32? {
+    var info = stat()
+    do throws(HALError) {
+        _ = try Syscall.run("lstat \(path)") { lstat(path, &info) }
+    } catch  where error.errno == ENOENT {
+        return nil
+    }
+    return UInt32(info.st_mode) & 0o7777
+}
+
+/// This machine's host name (gethostname); nil when it cannot be read or is empty.
+public func currentHostName() -> String? {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
+    let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return name.isEmpty ? nil : name
 }
 
 /// Why a file could not be read by `FileReader.read`: the path, and either the system call that

@@ -199,7 +199,9 @@ public final class GPIOButton {
     /// `.unsupported` for kernel debounce on libgpiod v1, `.notFound` / `.permission` for the chip.
     public init(line: GPIOLineLocation, configuration: Configuration = Configuration()) throws(HALError) {
         if configuration.kernelDebounce != nil && !LibGPIOD.supportsKernelDebounce {
-            throw HALError(.unsupported, operation: "kernel debounce on \(line.description) needs libgpiod v2 (this build uses \(LibGPIOD.version))", errno: EOPNOTSUPP)
+            throw HALError(
+                .unsupported, operation: "kernel debounce on \(line.description) needs libgpiod v2 (this build uses \(LibGPIOD.version))",
+                errno: EOPNOTSUPP)
         }
         let debounceMicroseconds = UInt32(clamping: max(configuration.kernelDebounce?.microseconds ?? 0, 0))
         var request: OpaquePointer?
@@ -296,7 +298,7 @@ public final class GPIOOutput: OutputLine {
 func requestLine(_ line: GPIOLineLocation, purpose: String, _ call: () -> Int32) throws(HALError) -> Int32 {
     do throws(HALError) {
         return try Syscall.run("\(purpose) \(line.description)", call)
-    } catch where error.kind == .busy {
+    } catch  where error.kind == .busy {
         let holder = (try? GPIOChipInfo.lineInfo(line))?.consumer
         let suffix = holder.map { ": held by \"\($0)\"" } ?? ": held by another consumer"
         throw HALError(.busy, operation: error.operation + suffix, errno: error.errno)

@@ -141,7 +141,7 @@ public struct LinuxI2CBus: I2CBus {
                 _ = try Syscall.run(operation) { CLinuxOS.read(fd, &byte, 1) }
             }
             return true
-        } catch where error.kind == .noDevice || error.errno == ENODEV {
+        } catch  where error.kind == .noDevice || error.errno == ENODEV {
             // On an open bus ENODEV is about the address, not the bus: i2c-stub (and some
             // adapters) answer an absent device with it where i2c-bcm2835 says EREMOTEIO.
             return false
@@ -212,7 +212,7 @@ public func scanAddresses<Bus: I2CBus>(_ addresses: [I2CAddress], on bus: inout 
     for address in addresses {
         do throws(HALError) {
             if try bus.probe(address) { scan.answered.append(address) }
-        } catch where error.kind == .busy {
+        } catch  where error.kind == .busy {
             scan.claimed.append(address)
         }
     }

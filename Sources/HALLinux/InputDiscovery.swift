@@ -43,7 +43,7 @@ extension Discovery {
             let linkDirectory = directory + "/" + sub
             for name in entries(in: linkDirectory).sorted() {
                 guard let target = linkTarget(linkDirectory + "/" + name),
-                      let node = target.split(separator: "/").last, node.hasPrefix("event")
+                    let node = target.split(separator: "/").last, node.hasPrefix("event")
                 else { continue }
                 links[String(node), default: []].append(linkDirectory + "/" + name)
             }

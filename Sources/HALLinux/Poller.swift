@@ -21,6 +21,10 @@ final class Poller {
     struct Wakeup {
         /// Watched descriptors that are readable (or hung up / in error: reading tells which).
         var readable: [Int32] = []
+        /// Descriptors watched for writing that can take bytes now.
+        var writable: [Int32] = []
+        /// Watched descriptors whose peer hung up or that are in error (also in `readable`).
+        var hungUp: [Int32] = []
         /// Signal numbers taken from the signalfd, in arrival order.
         var signals: [Int32] = []
         /// The deadline has passed.
@@ -47,10 +51,10 @@ final class Poller {
         _ = rb_signal_mask_restore(&previousMask)
     }
 
-    /// Blocks until a watched descriptor is readable, a signal arrives or `deadline` passes.
-    /// A deadline already past polls once without blocking. poll()'s EINTR (e.g. after SIGSTOP/
-    /// SIGCONT) is benign here and simply waits again.
-    func wait(watching fds: [Int32], until deadline: Instant?) throws(HALError) -> Wakeup {
+    /// Blocks until a watched descriptor is readable (or, for those in `writable`, can take
+    /// bytes), a signal arrives or `deadline` passes. A deadline already past polls once without
+    /// blocking. poll()'s EINTR (e.g. after SIGSTOP/SIGCONT) is benign here and simply waits again.
+    func wait(watching fds: [Int32], writable: [Int32] = [], until deadline: Instant?) throws(HALError) -> Wakeup {
         var timeout: Int32 = -1
         var wakeup = Wakeup()
         if let deadline {
@@ -66,13 +70,15 @@ final class Poller {
             _ = try Syscall.run("disarm timerfd") { rb_timerfd_disarm(timerFD) }
         }
 
-        var pollFDs = ([signalFD, timerFD] + fds).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        var pollFDs = ([signalFD, timerFD] + fds).map {
+            pollfd(fd: $0, events: Int16(POLLIN) | (writable.contains($0) ? Int16(POLLOUT) : 0), revents: 0)
+        }
         while true {
             do throws(HALError) {
                 let count = pollFDs.count
                 _ = try Syscall.run("poll") { poll(&pollFDs, nfds_t(count), timeout) }
                 break
-            } catch where error.errno == EINTR {
+            } catch  where error.errno == EINTR {
                 continue
             }
         }
@@ -92,7 +98,9 @@ final class Poller {
                     wakeup.deadlineReached = true
                 }
             } else {
-                wakeup.readable.append(entry.fd)
+                if entry.revents & Int16(POLLOUT) != 0 { wakeup.writable.append(entry.fd) }
+                if entry.revents & ~Int16(POLLOUT) != 0 { wakeup.readable.append(entry.fd) }
+                if entry.revents & (Int16(POLLHUP) | Int16(POLLERR)) != 0 { wakeup.hungUp.append(entry.fd) }
             }
         }
         if let deadline, !wakeup.deadlineReached, deadline <= clock.now() {

@@ -60,8 +60,10 @@ public final class ProcessRunner: CommandRunner {
         /// 4 KiB of output is kept per run: enough for an error message, bounded for the log.
         public static let defaultOutputLimit = 4096
 
-        public init(arguments: [String], timeout: TimeSpan, killGrace: TimeSpan = defaultKillGrace, outputLimit: Int = defaultOutputLimit,
-                    environment: [String: String] = [:], purpose: CommandPurpose = .send, sessionDirectory: String? = nil) {
+        public init(
+            arguments: [String], timeout: TimeSpan, killGrace: TimeSpan = defaultKillGrace, outputLimit: Int = defaultOutputLimit,
+            environment: [String: String] = [:], purpose: CommandPurpose = .send, sessionDirectory: String? = nil
+        ) {
             precondition(!arguments.isEmpty, "ProcessRunner: the command needs at least a program")
             precondition(timeout > .zero && killGrace >= .zero && outputLimit >= 0, "ProcessRunner: invalid limits")
             self.arguments = arguments
@@ -253,9 +255,10 @@ public final class ProcessRunner: CommandRunner {
             _ = close(readFD)
             return failure("\(error.operation): \(describe(error))", error.errno)
         }
-        children.append(Child(
-            sequence: sequence, pid: pid, pidFD: pidFD, outputFD: readFD, started: started,
-            terminateAt: started + configuration.timeout))
+        children.append(
+            Child(
+                sequence: sequence, pid: pid, pidFD: pidFD, outputFD: readFD, started: started,
+                terminateAt: started + configuration.timeout))
         return nil
     }
 
@@ -411,12 +414,14 @@ public final class ProcessRunner: CommandRunner {
     /// This program's environment with `extra` (the configuration's `send.environment`, sorted by
     /// name) and then the RESEND_* variables for `request` set over it.
     static func environment(for request: SendRequest, extra: [String: String] = [:]) -> [String] {
-        environment(extra: extra, resend: [
-            ("RESEND_ATTEMPT", String(request.attempt)),
-            ("RESEND_COOLDOWN_SECONDS", String(request.cooldownSeconds)),
-            ("RESEND_PRESS_TIME", iso8601(request.pressTime)),
-            ("RESEND_PRESS_UNIX_MS", String(request.pressTime.millisecondsSinceEpoch)),
-        ])
+        environment(
+            extra: extra,
+            resend: [
+                ("RESEND_ATTEMPT", String(request.attempt)),
+                ("RESEND_COOLDOWN_SECONDS", String(request.cooldownSeconds)),
+                ("RESEND_PRESS_TIME", iso8601(request.pressTime)),
+                ("RESEND_PRESS_UNIX_MS", String(request.pressTime.millisecondsSinceEpoch)),
+            ])
     }
 
     /// This program's environment with `extra` (sorted by name) and then `resend` set over it.

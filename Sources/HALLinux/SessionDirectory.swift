@@ -23,7 +23,7 @@ public final class SessionDirectory {
             let session = runtime + "/session"
             do throws(HALError) {
                 _ = try Syscall.run("mkdir " + session) { mkdir(session, 0o700) }
-            } catch where error.errno == EEXIST {
+            } catch  where error.errno == EEXIST {
                 // Kept from an earlier run of the service: emptied at the first send.
             }
             _ = try Syscall.run("chmod " + session) { chmod(session, 0o700) }

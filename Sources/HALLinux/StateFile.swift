@@ -56,7 +56,7 @@ public struct StateFile: StateStorage, Sendable {
     public func read() throws(HALError) -> [UInt8]? {
         do throws(FileReadError) {
             return try FileReader.read(path, limit: StateFile.maximumSize)
-        } catch where error.isMissing {
+        } catch  where error.isMissing {
             return nil
         } catch {
             throw error.halError
@@ -109,10 +109,12 @@ public struct StateFile: StateStorage, Sendable {
                 return try Syscall.run("create \(temporary)") {
                     rb_open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
                 }
-            } catch where error.errno == EEXIST && !removedLeftover {
+            } catch  where error.errno == EEXIST && !removedLeftover {
                 let type = try FileType.of(temporary)
                 if let type, type != .regular {
-                    throw HALError(.invalidArgument, operation: "create \(temporary): it exists and is \(type.description); left alone (remove it by hand)", errno: EEXIST)
+                    throw HALError(
+                        .invalidArgument, operation: "create \(temporary): it exists and is \(type.description); left alone (remove it by hand)",
+                        errno: EEXIST)
                 }
                 // unlink removes the name only: a hard link's other names keep their content.
                 _ = try Syscall.run("remove the leftover \(temporary)") { unlink(temporary) }
@@ -140,9 +142,9 @@ public struct StateFile: StateStorage, Sendable {
             let candidate = path + ".corrupt-" + String(n)
             do throws(HALError) {
                 _ = try Syscall.run("rename \(path) to \(candidate)") { rb_rename_noreplace(path, candidate) }
-            } catch where error.errno == EEXIST {
+            } catch  where error.errno == EEXIST {
                 continue
-            } catch where error.errno == EINVAL || error.errno == ENOSYS {
+            } catch  where error.errno == EINVAL || error.errno == ENOSYS {
                 if try FileType.of(candidate) != nil { continue }
                 _ = try Syscall.run("rename \(path) to \(candidate)") { rename(path, candidate) }
             }

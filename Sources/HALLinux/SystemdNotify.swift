@@ -180,7 +180,8 @@ public struct SystemdNotifier: Hashable, Sendable {
     /// set, must be this process.
     static func watchdogInterval(microseconds: String?, forProcess pid: String?, processID: Int32) -> TimeSpan? {
         guard let microseconds, let value = Int64(microseconds), value > 0,
-              value <= Int64.max / 1_000 else { return nil }
+            value <= Int64.max / 1_000
+        else { return nil }
         if let pid {
             guard let owner = Int32(pid), owner > 0, owner == processID else { return nil }
         }

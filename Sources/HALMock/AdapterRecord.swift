@@ -22,8 +22,10 @@ public struct AdapterRecordMessage: Hashable, Sendable {
     public var acknowledged: Bool
     public var bytes: [UInt8]
 
-    public init(transaction: Int, startText: String, start: Instant, end: Instant, isRead: Bool, address: UInt8,
-                acknowledged: Bool, bytes: [UInt8]) {
+    public init(
+        transaction: Int, startText: String, start: Instant, end: Instant, isRead: Bool, address: UInt8,
+        acknowledged: Bool, bytes: [UInt8]
+    ) {
         self.transaction = transaction
         self.startText = startText
         self.start = start
@@ -38,10 +40,14 @@ public struct AdapterRecordMessage: Hashable, Sendable {
     public static func parse(_ line: String, number: Int) throws(AdapterRecordError) -> AdapterRecordMessage {
         let fields = line.split(separator: " ")
         func malformed(_ what: String) -> AdapterRecordError {
-            AdapterRecordError("record line \(number) '\(AdapterRecordError.escaped(line))': \(what); expected '<transaction> <start s.nnnnnnnnn> <end s.nnnnnnnnn> <i>/<n> <w|r> 0xNN <ack|nak> <length> <hex|->'")
+            AdapterRecordError(
+                "record line \(number) '\(AdapterRecordError.escaped(line))': \(what); expected '<transaction> <start s.nnnnnnnnn> <end s.nnnnnnnnn> <i>/<n> <w|r> 0xNN <ack|nak> <length> <hex|->'"
+            )
         }
         if fields.first == "overflow" {
-            throw AdapterRecordError("record line \(number) '\(AdapterRecordError.escaped(line))': the adapter's record overflowed (lines were dropped); clear it more often")
+            throw AdapterRecordError(
+                "record line \(number) '\(AdapterRecordError.escaped(line))': the adapter's record overflowed (lines were dropped); clear it more often"
+            )
         }
         guard fields.count == 9 else { throw malformed("\(fields.count) fields, not 9") }
         guard let transaction = Int(fields[0]), transaction >= 0 else { throw malformed("bad transaction number") }
@@ -65,8 +71,8 @@ public struct AdapterRecordMessage: Hashable, Sendable {
     static func parseTime(_ text: Substring) -> Instant? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[1].count == 9,
-              let seconds = Int64(parts[0]), seconds >= 0, seconds < 1_000_000_000,
-              let nanoseconds = Int64(parts[1]), nanoseconds >= 0
+            let seconds = Int64(parts[0]), seconds >= 0, seconds < 1_000_000_000,
+            let nanoseconds = Int64(parts[1]), nanoseconds >= 0
         else { return nil }
         return Instant(nanoseconds: seconds * 1_000_000_000 + nanoseconds)
     }
@@ -166,7 +172,8 @@ public struct GlassDecoder {
             if returned < clock {
                 let early = clock - returned
                 throw AdapterRecordError(
-                    "transaction \(transaction) (start \(first.startText)): the adapter returned \(early.nanoseconds / 1_000) us before its \(wire) wire bytes at \(byteTime.nanoseconds) ns each were over; the record is not from an adapter that completes a transfer after its wire time at this rate (i2c-plain's clock_frequency, --bus-hz)")
+                    "transaction \(transaction) (start \(first.startText)): the adapter returned \(early.nanoseconds / 1_000) us before its \(wire) wire bytes at \(byteTime.nanoseconds) ns each were over; the record is not from an adapter that completes a transfer after its wire time at this rate (i2c-plain's clock_frequency, --bus-hz)"
+                )
             }
             lateness.append((returned - clock).nanoseconds)
             if group.contains(where: { !$0.acknowledged }) {
@@ -184,7 +191,8 @@ public struct GlassDecoder {
         }
         if let least = lateness.min(), let most = lateness.max() {
             let mean = lateness.reduce(0, +) / Int64(lateness.count)
-            output.append("adapter: \(lateness.count) transfers returned \(least / 1_000)-\(most / 1_000) us after their wire time, mean \(mean / 1_000) us")
+            output.append(
+                "adapter: \(lateness.count) transfers returned \(least / 1_000)-\(most / 1_000) us after their wire time, mean \(mean / 1_000) us")
         }
         output.append("transactions=\(transactionCount) wire=\(wireTotal) violations=\(emulator.violations.count)")
         return output

@@ -256,10 +256,11 @@ public final class HD44780Emulator: I2CDevice {
     /// display is off. In 1-line mode only the first row is driven; the others are blank.
     public var screen: [String] {
         (0..<rows).map { row in
-            String((0..<columns).map { column -> Character in
-                guard displayOn, let address = ddramAddress(row: row, column: column) else { return " " }
-                return EmulatedROM.character(for: ddram[address])
-            })
+            String(
+                (0..<columns).map { column -> Character in
+                    guard displayOn, let address = ddramAddress(row: row, column: column) else { return " " }
+                    return EmulatedROM.character(for: ddram[address])
+                })
         }
     }
 
@@ -313,7 +314,10 @@ public final class HD44780Emulator: I2CDevice {
         let control: UInt8 = (1 << UInt8(wiring.rs)) | (1 << UInt8(wiring.rw))
         if !wiring.isHigh(wiring.e, in: previous) && enableHigh {
             if (previous ^ byte) & control != 0 {
-                report(.addressSetup, at: time, "RS or R/W changed in the write that raised E (port \(Format.hexByte(previous)) -> \(Format.hexByte(byte))); they must be set up 40 ns (tAS) before E rises: put them out with E low first")
+                report(
+                    .addressSetup, at: time,
+                    "RS or R/W changed in the write that raised E (port \(Format.hexByte(previous)) -> \(Format.hexByte(byte))); they must be set up 40 ns (tAS) before E rises: put them out with E low first"
+                )
             }
             enableRise = (time: time, rs: wiring.isHigh(wiring.rs, in: byte), rw: wiring.isHigh(wiring.rw, in: byte), atPowerOn: false)
             return
@@ -328,16 +332,25 @@ public final class HD44780Emulator: I2CDevice {
         let rise = enableRise
         enableRise = nil
         if let rise, rise.atPowerOn,
-           rise.rs != wiring.isHigh(wiring.rs, in: previous) || rise.rw != wiring.isHigh(wiring.rw, in: previous) {
-            report(.addressSetup, at: time, "E fell without having risen since power-on (the PCF8574 powers up with every pin high, E = R/W = 1): RS and R/W were never set up before E; write a byte with E low first")
+            rise.rs != wiring.isHigh(wiring.rs, in: previous) || rise.rw != wiring.isHigh(wiring.rw, in: previous)
+        {
+            report(
+                .addressSetup, at: time,
+                "E fell without having risen since power-on (the PCF8574 powers up with every pin high, E = R/W = 1): RS and R/W were never set up before E; write a byte with E low first"
+            )
         }
         if (previous ^ byte) & wiring.sampledMask != 0 {
-            report(.holdTime, at: time, "RS, R/W or D4-D7 changed in the write that dropped E (port \(Format.hexByte(previous)) -> \(Format.hexByte(byte))); they must hold past E falling")
+            report(
+                .holdTime, at: time,
+                "RS, R/W or D4-D7 changed in the write that dropped E (port \(Format.hexByte(previous)) -> \(Format.hexByte(byte))); they must hold past E falling"
+            )
         }
-        latch(Latch(nibble: wiring.nibble(in: previous),
-                    rs: wiring.isHigh(wiring.rs, in: previous),
-                    rw: wiring.isHigh(wiring.rw, in: previous),
-                    time: time, started: rise?.time ?? time))
+        latch(
+            Latch(
+                nibble: wiring.nibble(in: previous),
+                rs: wiring.isHigh(wiring.rs, in: previous),
+                rw: wiring.isHigh(wiring.rw, in: previous),
+                time: time, started: rise?.time ?? time))
     }
 
     private func latch(_ latch: Latch) {
@@ -360,7 +373,10 @@ public final class HD44780Emulator: I2CDevice {
             }
             pendingHighNibble = nil
             if high.rs != latch.rs || high.rw != latch.rw {
-                report(.nibbleDesync, at: time, "RS/RW were \(bit(high.rs))/\(bit(high.rw)) for the high nibble and \(bit(latch.rs))/\(bit(latch.rw)) for the low nibble of one byte")
+                report(
+                    .nibbleDesync, at: time,
+                    "RS/RW were \(bit(high.rs))/\(bit(high.rw)) for the high nibble and \(bit(latch.rs))/\(bit(latch.rw)) for the low nibble of one byte"
+                )
             }
             complete(high.nibble << 4 | latch.nibble, rs: latch.rs, rw: latch.rw, at: time)
         } else {
@@ -436,7 +452,9 @@ public final class HD44780Emulator: I2CDevice {
             addressesCGRAM = true
         case .setDDRAMAddress(let address):
             if !isValidDDRAMAddress(address) {
-                report(.invalidAddress, at: time, "set DDRAM address \(Format.hexByte(UInt8(address))) is outside the \(twoLineMode ? "2-line" : "1-line") layout")
+                report(
+                    .invalidAddress, at: time,
+                    "set DDRAM address \(Format.hexByte(UInt8(address))) is outside the \(twoLineMode ? "2-line" : "1-line") layout")
             }
             addressCounter = address
             addressesCGRAM = false
@@ -453,7 +471,9 @@ public final class HD44780Emulator: I2CDevice {
             cgram[addressCounter] = value
             stepAddressCounter(forward: incrementMode)
         } else {
-            log.append("\(Format.millis(time)) write \(Format.hexByte(value)) '\(EmulatedROM.character(for: value))' to DDRAM \(Format.hexByte(UInt8(addressCounter)))")
+            log.append(
+                "\(Format.millis(time)) write \(Format.hexByte(value)) '\(EmulatedROM.character(for: value))' to DDRAM \(Format.hexByte(UInt8(addressCounter)))"
+            )
             ddram[addressCounter] = value
             stepAddressCounter(forward: incrementMode)
             if shiftsDisplayOnWrite {
@@ -567,15 +587,15 @@ private enum Instruction {
     private static let ddramAddressMask: UInt8 = 0b0111_1111
     private static let cgramAddressMask: UInt8 = 0b0011_1111
     private static let dataLength8Bit: UInt8 = 0b0001_0000  // DL
-    private static let twoLinesBit: UInt8 = 0b0000_1000     // N
-    private static let font5x10Bit: UInt8 = 0b0000_0100     // F
-    private static let shiftDisplayBit: UInt8 = 0b0000_1000 // S/C
-    private static let shiftRightBit: UInt8 = 0b0000_0100   // R/L
-    private static let displayOnBit: UInt8 = 0b0000_0100    // D
-    private static let cursorOnBit: UInt8 = 0b0000_0010     // C
-    private static let blinkOnBit: UInt8 = 0b0000_0001      // B
-    private static let incrementBit: UInt8 = 0b0000_0010    // I/D
-    private static let entryShiftBit: UInt8 = 0b0000_0001   // S
+    private static let twoLinesBit: UInt8 = 0b0000_1000  // N
+    private static let font5x10Bit: UInt8 = 0b0000_0100  // F
+    private static let shiftDisplayBit: UInt8 = 0b0000_1000  // S/C
+    private static let shiftRightBit: UInt8 = 0b0000_0100  // R/L
+    private static let displayOnBit: UInt8 = 0b0000_0100  // D
+    private static let cursorOnBit: UInt8 = 0b0000_0010  // C
+    private static let blinkOnBit: UInt8 = 0b0000_0001  // B
+    private static let incrementBit: UInt8 = 0b0000_0010  // I/D
+    private static let entryShiftBit: UInt8 = 0b0000_0001  // S
 
     init(_ code: UInt8) {
         func has(_ flag: UInt8) -> Bool { code & flag != 0 }
@@ -584,7 +604,8 @@ private enum Instruction {
         } else if has(Instruction.setCGRAMAddressBit) {
             self = .setCGRAMAddress(Int(code & Instruction.cgramAddressMask))
         } else if has(Instruction.functionSetBit) {
-            self = .functionSet(eightBit: has(Instruction.dataLength8Bit), twoLines: has(Instruction.twoLinesBit), font5x10: has(Instruction.font5x10Bit))
+            self = .functionSet(
+                eightBit: has(Instruction.dataLength8Bit), twoLines: has(Instruction.twoLinesBit), font5x10: has(Instruction.font5x10Bit))
         } else if has(Instruction.cursorOrDisplayShiftBit) {
             self = .cursorOrDisplayShift(display: has(Instruction.shiftDisplayBit), right: has(Instruction.shiftRightBit))
         } else if has(Instruction.displayControlBit) {

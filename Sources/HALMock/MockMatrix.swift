@@ -136,7 +136,6 @@ public final class MockMatrix {
         }
     }
 
-
     // MARK: - Electrical model
 
     /// Column nodes are 0..<columns, row nodes columns..<columns+rows; without diodes pressed keys

@@ -100,13 +100,17 @@ public final class RecordingI2CBus: I2CBus {
     ///     byte is then a caller bug (precondition failure).
     ///   - byteTime: wire time of one byte, 90 us at 100 kHz.
     // (convenience: Embedded Swift allows no generic designated initialiser in a class.)
-    public convenience init(clock: some MonotonicClock, supportsMultiByteWrite: Bool = true, byteTime: TimeSpan = RecordingI2CBus.standardModeByteTime) {
+    public convenience init(
+        clock: some MonotonicClock, supportsMultiByteWrite: Bool = true, byteTime: TimeSpan = RecordingI2CBus.standardModeByteTime
+    ) {
         self.init(now: { clock.now() }, blockingClock: nil, supportsMultiByteWrite: supportsMultiByteWrite, byteTime: byteTime)
     }
 
     /// A bus on virtual time; with `blocking` true, each `write` advances `clock` to the end of its
     /// transaction (the time it would have blocked), failed ones included.
-    public convenience init(clock: ManualClock, supportsMultiByteWrite: Bool = true, byteTime: TimeSpan = RecordingI2CBus.standardModeByteTime, blocking: Bool) {
+    public convenience init(
+        clock: ManualClock, supportsMultiByteWrite: Bool = true, byteTime: TimeSpan = RecordingI2CBus.standardModeByteTime, blocking: Bool
+    ) {
         self.init(now: { clock.now() }, blockingClock: blocking ? clock : nil, supportsMultiByteWrite: supportsMultiByteWrite, byteTime: byteTime)
     }
 
@@ -136,8 +140,9 @@ public final class RecordingI2CBus: I2CBus {
     /// Records the transaction and delivers the bytes (see the type's timing and failure model).
     public func write(_ bytes: [UInt8], to address: I2CAddress) throws(HALError) {
         precondition(!bytes.isEmpty, "an I2C write needs at least one data byte")
-        precondition(supportsMultiByteWrite || bytes.count == 1,
-                     "\(bytes.count)-byte write on a bus without multi-byte writes: send one byte per transaction")
+        precondition(
+            supportsMultiByteWrite || bytes.count == 1,
+            "\(bytes.count)-byte write on a bus without multi-byte writes: send one byte per transaction")
         var start = now()
         if let wireFreeAt, wireFreeAt > start {
             start = wireFreeAt

@@ -120,7 +120,8 @@ public struct VirtualEventSource: EventSource {
 /// The first index in `start..<end` whose time (`timeAt`) is later than `time`, the times being
 /// sorted there (binary search): where an item due at `time` goes after the equal ones.
 private func upperBound(_ start: Int, _ end: Int, _ time: Instant, timeAt: (Int) -> Instant) -> Int {
-    var low = start, high = end
+    var low = start
+    var high = end
     while low < high {
         let middle = low + (high - low) / 2
         if timeAt(middle) > time { high = middle } else { low = middle + 1 }

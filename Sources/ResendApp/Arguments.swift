@@ -61,7 +61,10 @@ public func parseArguments(_ arguments: [String], specs: [OptionSpec], command: 
                 // `--address --state-file off`: the next word is another option, so --address has
                 // no value. A value that starts with -- can still be given as --name=--value.
                 var message = "\(command): option '--\(name)' needs a value (\(valueName))"
-                if index < arguments.count { message += ", but the next argument \(shown(arguments[index])) is an option; to give a value starting with --, write --\(name)=VALUE" }
+                if index < arguments.count {
+                    message +=
+                        ", but the next argument \(shown(arguments[index])) is an option; to give a value starting with --, write --\(name)=VALUE"
+                }
                 throw ExitError(.usage, message)
             }
             if let problem = valueProblem(value, valueName: valueName) {

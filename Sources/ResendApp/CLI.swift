@@ -18,9 +18,11 @@ public struct Console {
     /// the limit). Without one given, `readFile` serves (its nil reads as a missing file).
     public var readText: (_ path: String, _ limit: Int, _ what: String) -> ConfigFileContents
 
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, readFile: @escaping (String) -> String?,
-                readConfig: @escaping (String) -> ConfigFileContents = ConfigFileContents.read,
-                readText: ((_ path: String, _ limit: Int, _ what: String) -> ConfigFileContents)? = nil) {
+    public init(
+        out: @escaping (String) -> Void, err: @escaping (String) -> Void, readFile: @escaping (String) -> String?,
+        readConfig: @escaping (String) -> ConfigFileContents = ConfigFileContents.read,
+        readText: ((_ path: String, _ limit: Int, _ what: String) -> ConfigFileContents)? = nil
+    ) {
         self.out = out
         self.err = err
         self.readFile = readFile
@@ -33,7 +35,7 @@ let topUsage = """
     usage: resend-button <command> [options]
 
     commands:
-      simulate   run the button on mock hardware: an interactive terminal simulator, or --headless on virtual time
+      simulate   run the device on mock hardware: the whole flow in the terminal (LCD, phone, keypad, door), or --headless on virtual time
       run        run on a Raspberry Pi: GPIO button and LED, HD44780 LCD on a PCF8574 I2C backpack
       check      diagnose GPIO chips, lines and I2C buses, and say what to fix
       config     config check FILE: validate a configuration file (JSON5)
@@ -159,22 +161,37 @@ public struct SimulateOptions: Sendable {
     /// The key that gives a bouncy press in the interactive simulator.
     public var bounceKey: Character = "b"
 
-    static let specs: [OptionSpec] = [
-        OptionSpec("config", value: "PATH", help: "take cooldown, debounce, geometry, texts, policy and the keypad (keypad.enabled) from this configuration file (default \(DeviceConfig.defaultPath) when it exists); flags override it"),
-    ] + BehaviourSettings.optionSpecs + [
-        OptionSpec("headless", help: "no terminal UI: run --script on virtual time, instantly, printing every change of the screen and the LED"),
-        OptionSpec("script", value: "ITEMS", help: "headless presses, e.g. \"press@0 bounce@30 press@60.5 end@90\" (times in s, or 500ms); with a keypad also key@T:5, keys@T:1234# (300 ms apart), down@T:K and up@T:K (K a key or button)"),
-        OptionSpec("script-file", value: "PATH", help: "read the headless script from a file (# starts a comment)"),
-        OptionSpec("events", help: "headless: also print press accepted/ignored and countdown events"),
-        OptionSpec("bounce-key", value: "KEY", help: "interactive: the key that gives a bouncy press (default b)"),
-    ] + SimulationServices.optionSpecs + [
-        OptionSpec("help", help: "show this help"),
-    ]
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(
+                "config", value: "PATH",
+                help:
+                    "take cooldown, debounce, geometry, texts, policy and the keypad (keypad.enabled) from this configuration file (default \(DeviceConfig.defaultPath) when it exists); flags override it"
+            )
+        ] + BehaviourSettings.optionSpecs + [
+            OptionSpec("headless", help: "no terminal UI: run --script on virtual time, instantly, printing every change of the screen and the LED"),
+            OptionSpec(
+                "script", value: "ITEMS",
+                help:
+                    "headless presses, e.g. \"press@0 bounce@30 press@60.5 end@90\" (times in s, or 500ms); with a keypad also key@T:5, keys@T:1234# (300 ms apart), down@T:K and up@T:K (K a key or button)"
+            ),
+            OptionSpec("script-file", value: "PATH", help: "read the headless script from a file (# starts a comment)"),
+            OptionSpec("events", help: "headless: also print press accepted/ignored and countdown events"),
+            OptionSpec("bounce-key", value: "KEY", help: "interactive: the key that gives a bouncy press (default b)"),
+            OptionSpec(
+                "button-only",
+                help:
+                    "the button and the LCD only: no keypad, phone or door (the interactive simulator's default is the whole flow, also without a configuration file)"
+            ),
+        ] + SimulationServices.optionSpecs + [
+            OptionSpec("help", help: "show this help")
+        ]
 
     public static var help: String {
         helpText(
             usage: "resend-button simulate [options]",
-            summary: "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive keys: space or enter = press, b = bouncy press, q or Ctrl-C = quit.\nWith a keypad (keypad.enabled in --config): 0-9, *, #, A-D (upper case) = keypad keys, x = hold * (clears the field).",
+            summary:
+                "The ResendButton on mock hardware: the real LCD driver drives an emulated HD44780 behind a PCF8574.\nInteractive: the whole flow. Space = Send: the code arrives on the phone beside the LCD;\n0-9 type it, enter or # = submit, backspace or * = erase a digit, x = clear the field,\nA-D (upper case) = letter keys, b = bouncy press, q or Ctrl-C = quit. The door shows DOOR OPEN\nwhile the output pulses. --button-only: the button and the LCD alone (space or enter = press).",
             specs: specs)
     }
 
@@ -182,7 +199,9 @@ public struct SimulateOptions: Sendable {
     /// `DeviceConfig.defaultPath` when it exists: cooldown, debounce, geometry, texts, policy), then
     /// the flags override it. The file's send command and state file belong to the device: the
     /// simulator takes them only from `--send-command`/`--mock-send` and `--state-file`.
-    public static func parse(_ arguments: [String], readConfig: (String) -> ConfigFileContents = ConfigFileContents.read) throws(ExitError) -> SimulateOptions {
+    public static func parse(_ arguments: [String], readConfig: (String) -> ConfigFileContents = ConfigFileContents.read) throws(ExitError)
+        -> SimulateOptions
+    {
         let parsed = try parseArguments(arguments, specs: specs, command: "simulate")
         var options = SimulateOptions()
         if parsed.has("help") {
@@ -197,12 +216,23 @@ public struct SimulateOptions: Sendable {
         try options.settings.apply(parsed, command: "simulate")
         options.headless = parsed.has("headless")
         options.events = parsed.has("events")
-        options.services = try SimulationServices.parse(
-            parsed, headless: options.headless, keypad: config.keypad.enabled ? config.keypad : nil, command: "simulate")
+        var keypad = config.keypad.enabled ? config.keypad : nil
+        if parsed.has("button-only") {
+            keypad = nil
+        } else if keypad == nil && !options.headless {
+            keypad = .desktop
+        }
+        options.services = try SimulationServices.parse(parsed, headless: options.headless, keypad: keypad, command: "simulate")
         if parsed.value("cooldowns") == nil && parsed.value("max-sends") == nil {
             options.services.policy = config.resendPolicy  // policy flags replace the file's policy as a whole
         }
         options.services.logSendOutput = config.send.logOutput
+        if config.mqtt.enabled {
+            guard options.headless && options.services.realtime else {
+                throw ExitError(.usage, "simulate: mqtt.enabled in the configuration needs --headless --realtime (a real broker runs on real time)")
+            }
+            options.services.mqtt = try MQTTSetup(config.mqtt, command: "simulate")
+        }
         _ = try options.services.controllerConfig(options.settings, command: "simulate")
         try options.services.checkKeypad(options.settings, command: "simulate")
         options.script = parsed.value("script")
@@ -215,14 +245,20 @@ public struct SimulateOptions: Sendable {
         }
         if let key = parsed.value("bounce-key") {
             let reserved: Set<Character> = [" ", "q", "Q"]
-            guard key.count == 1, let character = key.first, character.isASCII, !reserved.contains(character), character.isLetter || character.isNumber else {
+            guard key.count == 1, let character = key.first, character.isASCII, !reserved.contains(character),
+                character.isLetter || character.isNumber
+            else {
                 throw ExitError(.usage, "simulate: --bounce-key: expected one letter or digit other than q, got \(shown(key))")
             }
             options.bounceKey = character
         }
         if options.services.keypad != nil, let byte = options.bounceKey.asciiValue,
-            interactiveKeypadKey(byte) != nil || byte == interactiveClearKey {
-            throw ExitError(.usage, "simulate: --bounce-key: \(shown(String(options.bounceKey))) is a keypad key in the simulator with a keypad; allowed: a letter other than q, x and A-D")
+            interactiveKeypadKey(byte) != nil || byte == interactiveClearKey
+        {
+            throw ExitError(
+                .usage,
+                "simulate: --bounce-key: \(shown(String(options.bounceKey))) is a keypad key in the simulator with a keypad; allowed: a letter other than q, x and A-D"
+            )
         }
         return options
     }

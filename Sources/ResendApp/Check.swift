@@ -58,9 +58,11 @@ public struct CheckFacts: Sendable {
     /// The files that load i2c-dev at boot (`Discovery.i2cDevLoadedAtBoot`).
     public var i2cDevAtBoot: [String]
 
-    public init(libgpiodVersion: String, libgpiodGeneration: Int, gpioChipNodes: [DeviceNodeAccess], gpioScan: GPIOScan,
-                i2cBuses: [I2CBusInfo], busError: HALError? = nil, scan: I2CScan? = nil,
-                clients: [I2CAddress: I2CClientInfo] = [:], i2cDevAtBoot: [String] = []) {
+    public init(
+        libgpiodVersion: String, libgpiodGeneration: Int, gpioChipNodes: [DeviceNodeAccess], gpioScan: GPIOScan,
+        i2cBuses: [I2CBusInfo], busError: HALError? = nil, scan: I2CScan? = nil,
+        clients: [I2CAddress: I2CClientInfo] = [:], i2cDevAtBoot: [String] = []
+    ) {
         self.libgpiodVersion = libgpiodVersion
         self.libgpiodGeneration = libgpiodGeneration
         self.gpioChipNodes = gpioChipNodes
@@ -82,7 +84,9 @@ public struct CheckFacts: Sendable {
     /// Reads /dev and /sys (and the modules-load files under `root`), every GPIO chip's lines, and
     /// probes the chosen bus (one read per address). Returns the bus when it could be opened, for
     /// the test pattern.
-    public static func gather(_ options: CheckOptions, deviceDirectory: String = "/dev", sysfs: String = "/sys", root: String = "") -> (facts: CheckFacts, bus: LinuxI2CBus?) {
+    public static func gather(_ options: CheckOptions, deviceDirectory: String = "/dev", sysfs: String = "/sys", root: String = "") -> (
+        facts: CheckFacts, bus: LinuxI2CBus?
+    ) {
         let nodes = Discovery.deviceNodes(prefix: "gpiochip", in: deviceDirectory).map { Discovery.access(path: $0) }
         var facts = CheckFacts(
             libgpiodVersion: LibGPIOD.version, libgpiodGeneration: LibGPIOD.apiGeneration, gpioChipNodes: nodes,
@@ -148,7 +152,10 @@ private func lineFinding(role: String, _ spec: LineSpec, _ facts: CheckFacts) ->
         found = chips.lazy.compactMap { chip in chip.lines.first { $0.name == name }.map { (chip, $0) } }.first
         if found == nil {
             let searched = chips.map { $0.summary }.joined(separator: ", ")
-            return .problem(.unavailable, "\(subject): no line of that name; searched \(searched); list the lines with gpioinfo and pass --\(role.lowercased()) with a name or gpiochipN:OFFSET")
+            return .problem(
+                .unavailable,
+                "\(subject): no line of that name; searched \(searched); list the lines with gpioinfo and pass --\(role.lowercased()) with a name or gpiochipN:OFFSET"
+            )
         }
     case .chipOffset(let chipNumber, let offset):
         let path = spec.location()!.chipPath
@@ -178,19 +185,25 @@ private func i2cFindings(_ options: CheckOptions, _ facts: CheckFacts) -> ([Chec
     for bus in facts.i2cBuses {
         let name = bus.adapterName.map { " [\($0)]" } ?? ""
         if bus.node.exists {
-            findings.append(.ok("I2C bus \(bus.number): \(bus.node.path)\(name)" + (bus.number == options.i2cBus ? ", clock \(clockText(bus.clockHz))" : "")))
+            findings.append(
+                .ok("I2C bus \(bus.number): \(bus.node.path)\(name)" + (bus.number == options.i2cBus ? ", clock \(clockText(bus.clockHz))" : "")))
             if bus.number == options.i2cBus, let warning = clockWarning(bus.clockHz) {
                 findings.append(.note("I2C bus \(bus.number): \(warning)"))
             }
         } else if bus.number == options.i2cBus {
-            findings.append(.problem(.unavailable, "I2C bus \(bus.number)\(name) has no \(bus.node.path): " + Advice.loadI2CDev(atBoot: facts.i2cDevAtBoot)))
+            findings.append(
+                .problem(.unavailable, "I2C bus \(bus.number)\(name) has no \(bus.node.path): " + Advice.loadI2CDev(atBoot: facts.i2cDevAtBoot)))
         } else {
             findings.append(.note("I2C bus \(bus.number)\(name) has no \(bus.node.path) (i2c-dev not loaded)"))
         }
     }
     guard let chosen = facts.i2cBuses.first(where: { $0.number == options.i2cBus }) else {
         let present = facts.i2cBuses.map { String($0.number) }.joined(separator: ", ")
-        findings.append(.problem(.unavailable, "I2C bus \(options.i2cBus): \(LinuxI2CBus.devicePath(busNumber: options.i2cBus)) does not exist (buses: \(present)); pass --i2c-bus with the LCD's, or " + Advice.enableI2C))
+        findings.append(
+            .problem(
+                .unavailable,
+                "I2C bus \(options.i2cBus): \(LinuxI2CBus.devicePath(busNumber: options.i2cBus)) does not exist (buses: \(present)); pass --i2c-bus with the LCD's, or "
+                    + Advice.enableI2C))
         return (findings, nil)
     }
     guard chosen.node.exists else { return (findings, nil) }
@@ -207,7 +220,9 @@ private func i2cFindings(_ options: CheckOptions, _ facts: CheckFacts) -> ([Chec
     }
     guard let scan = facts.scan else { return (findings, nil) }
     for address in scan.claimed {
-        let text = "\(hexAddress(address.rawValue)) on \(path) is claimed by a kernel driver (i2cdetect shows UU): " + Advice.kernelDriverOwns(address, client: facts.clients[address])
+        let text =
+            "\(hexAddress(address.rawValue)) on \(path) is claimed by a kernel driver (i2cdetect shows UU): "
+            + Advice.kernelDriverOwns(address, client: facts.clients[address])
         if case .fixed(address) = options.address {
             findings.append(.problem(.unavailable, text))
             return (findings, nil)
@@ -225,11 +240,21 @@ private func i2cFindings(_ options: CheckOptions, _ facts: CheckFacts) -> ([Chec
             return (findings, nil)
         case 1:
             let address = hexAddress(backpacks[0].rawValue)
-            findings.append(.ok("\(address) answers on \(path) (\(chipName(backpacks[0]))); a read cannot tell a backpack from another chip there (MCP23008, PCA95xx, BH1750, AHT20, OLED): confirm with --test-pattern --address \(address)"))
-            findings.append(.note("run writes only to the address you name: put \(configLine(backpacks[0], bus: options.i2cBus)) in \(DeviceConfig.defaultPath) (or pass run --address \(address)\(options.i2cBus == RunOptions.defaultI2CBus ? "" : " --i2c-bus \(options.i2cBus)"))"))
+            findings.append(
+                .ok(
+                    "\(address) answers on \(path) (\(chipName(backpacks[0]))); a read cannot tell a backpack from another chip there (MCP23008, PCA95xx, BH1750, AHT20, OLED): confirm with --test-pattern --address \(address)"
+                ))
+            findings.append(
+                .note(
+                    "run writes only to the address you name: put \(configLine(backpacks[0], bus: options.i2cBus)) in \(DeviceConfig.defaultPath) (or pass run --address \(address)\(options.i2cBus == RunOptions.defaultI2CBus ? "" : " --i2c-bus \(options.i2cBus)"))"
+                ))
             return (findings, backpacks[0])
         default:
-            findings.append(.problem(.usage, "several devices answered on \(path): \(answered); run writes only to the address you name: find the LCD with --test-pattern --address \(hexAddress(backpacks[0].rawValue)) (and the others), then put \(configLine(backpacks[0], bus: options.i2cBus)) with its address in \(DeviceConfig.defaultPath)"))
+            findings.append(
+                .problem(
+                    .usage,
+                    "several devices answered on \(path): \(answered); run writes only to the address you name: find the LCD with --test-pattern --address \(hexAddress(backpacks[0].rawValue)) (and the others), then put \(configLine(backpacks[0], bus: options.i2cBus)) with its address in \(DeviceConfig.defaultPath)"
+                ))
             return (findings, nil)
         }
     case .fixed(let address):
@@ -260,7 +285,8 @@ public func clockText(_ hz: Int?) -> String {
 /// The PCF8574 is rated for 100 kHz (PCF8574 datasheet); a faster bus gets a warning.
 public func clockWarning(_ hz: Int?) -> String? {
     guard let hz, hz > PCF8574Backpack<LinuxI2CBus>.standardModeClockHz else { return nil }
-    return "clock \(clockText(hz)) is above the PCF8574's rated 100 kHz (Pi 3-family boards may run SCL up to 1.6x the setting); the driver pads its bytes to keep the HD44780's timing, but for a reliable bus set dtparam=i2c_arm_baudrate=100000 in /boot/firmware/config.txt and reboot"
+    return
+        "clock \(clockText(hz)) is above the PCF8574's rated 100 kHz (Pi 3-family boards may run SCL up to 1.6x the setting); the driver pads its bytes to keep the HD44780's timing, but for a reliable bus set dtparam=i2c_arm_baudrate=100000 in /boot/firmware/config.txt and reboot"
 }
 
 private func chipName(_ address: I2CAddress) -> String {
@@ -273,7 +299,8 @@ private func chipName(_ address: I2CAddress) -> String {
 public func accessAdvice(_ node: DeviceNodeAccess?) -> String {
     guard let node, let group = node.group else { return Advice.joinGroups }
     if group.name == "root" {
-        return "\(node.path) belongs to group root: install the udev rules that give it to the gpio/i2c group (Raspberry Pi OS has them), or run as root"
+        return
+            "\(node.path) belongs to group root: install the udev rules that give it to the gpio/i2c group (Raspberry Pi OS has them), or run as root"
     }
     if group.userIsListed && !group.processHasGroup {
         return "you are in group \(group.name) but this login session is not yet: log out and in again (or reboot)"
@@ -301,7 +328,9 @@ public let testPatternHold = TimeSpan.seconds(2)
 
 /// Initialises the LCD, darkens every cell (the A00 ROM's full block) for `testPatternHold`, then
 /// shows `testPatternLines`. Blocks for about 2.1 s.
-public func drawTestPattern<Bus: I2CBus, Wait: Delay>(bus: Bus, address: I2CAddress, busNumber: Int, geometry: LCDGeometry, delay: Wait) throws(HALError) {
+public func drawTestPattern<Bus: I2CBus, Wait: Delay>(bus: Bus, address: I2CAddress, busNumber: Int, geometry: LCDGeometry, delay: Wait)
+    throws(HALError)
+{
     var lcd = HD44780(port: PCF8574Backpack(bus: bus, address: address), delay: delay, geometry: geometry)
     try lcd.initialize()
     let rom = CharacterROM.a00
@@ -309,9 +338,10 @@ public func drawTestPattern<Bus: I2CBus, Wait: Delay>(bus: Bus, address: I2CAddr
     try lcd.render(Array(repeating: Array(repeating: block, count: geometry.columns), count: geometry.rows))
     lcd.delay.delay(testPatternHold)
     let questionMark = rom.code(for: "?")!
-    try lcd.render(testPatternLines(address: address, bus: busNumber, geometry: geometry).map { line in
-        line.unicodeScalars.map { rom.code(for: $0) ?? questionMark }
-    })
+    try lcd.render(
+        testPatternLines(address: address, bus: busNumber, geometry: geometry).map { line in
+            line.unicodeScalars.map { rom.code(for: $0) ?? questionMark }
+        })
 }
 
 /// `resend-button check`: prints one line per finding on `console.out`, then a summary, and
@@ -324,7 +354,10 @@ public func runCheck(_ options: CheckOptions, console: Console) -> ExitCode {
         if let lcd, let bus {
             do throws(HALError) {
                 try drawTestPattern(bus: bus, address: lcd, busNumber: options.i2cBus, geometry: options.geometry, delay: SleepDelay())
-                findings.append(.ok("test pattern drawn at \(hexAddress(lcd.rawValue)) (\(options.geometry.name)): every cell dark, then the address and size; nothing visible? turn the contrast potentiometer on the backpack; garbled? check --geometry"))
+                findings.append(
+                    .ok(
+                        "test pattern drawn at \(hexAddress(lcd.rawValue)) (\(options.geometry.name)): every cell dark, then the address and size; nothing visible? turn the contrast potentiometer on the backpack; garbled? check --geometry"
+                    ))
             } catch {
                 findings.append(.problem(startupExitCode(for: error.kind), "test pattern: \(error.operation): \(describe(error)); \(Advice.wiring)"))
             }
@@ -335,6 +368,7 @@ public func runCheck(_ options: CheckOptions, console: Console) -> ExitCode {
         findings.append(.note("add --test-pattern to draw on the LCD"))
     }
     findings += matrixKeypadCheck(options, facts, console: console)
+    findings += mqttCheck(options)
     for finding in findings { console.out(finding.line) }
     let code = checkExitCode(findings)
     let problems = findings.filter { $0.code != nil }.count

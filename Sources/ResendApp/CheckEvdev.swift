@@ -8,14 +8,16 @@ import ResendConfig
 func evdevCheck(_ options: CheckOptions, console: Console, directory: String = "/dev/input") -> [CheckFinding] {
     var devices = Discovery.inputDevices(directory: directory)
     if let configured = options.keypadDevice, !devices.contains(where: { $0.isNamed(configured) }),
-       (try? FileType.target(of: configured)) != nil {
+        (try? FileType.target(of: configured)) != nil
+    {
         devices.append(Discovery.inputDevice(path: configured))
     }
     var findings = inputDeviceFindings(devices, configured: options.keypadDevice)
     // `--keys` tests the matrix when that is the configured keypad (CheckKeypad.swift), else
     // the input device named by --keypad-device or keypad.device.
     guard let seconds = options.keySeconds, options.keypadDevice != nil || options.keypad.backend == .evdev,
-          !(options.keypad.enabled && options.keypad.backend == .matrix) else { return findings }
+        !(options.keypad.enabled && options.keypad.backend == .matrix)
+    else { return findings }
     guard let path = keyTestDevice(devices, configured: options.keypadDevice) else {
         findings.append(.note("key test not run: name the keypad with --keypad-device (no single input device with digit keys)"))
         return findings
@@ -29,7 +31,10 @@ func evdevCheck(_ options: CheckOptions, console: Console, directory: String = "
 func inputDeviceFindings(_ devices: [InputDeviceInfo], configured: String?) -> [CheckFinding] {
     var findings: [CheckFinding] = []
     if devices.isEmpty {
-        findings.append(.note("no input devices (/dev/input/event*): a USB keypad shows up when plugged in, a kernel keypad driver (matrix-keypad, gpio-keys) when its overlay is loaded"))
+        findings.append(
+            .note(
+                "no input devices (/dev/input/event*): a USB keypad shows up when plugged in, a kernel keypad driver (matrix-keypad, gpio-keys) when its overlay is loaded"
+            ))
     }
     for device in devices {
         let isKeypad = configured.map { device.isNamed($0) } ?? false
@@ -52,13 +57,21 @@ func inputDeviceFindings(_ devices: [InputDeviceInfo], configured: String?) -> [
         if device.hasDigitKeys {
             findings.append(.ok("\(subject): digit keys (\(keys))"))
         } else if isKeypad {
-            findings.append(.problem(.unavailable, "\(subject): no digit keys\(keys.isEmpty ? "" : " (only \(keys))"); a code cannot be typed on it: choose the keypad's device (ls -l /dev/input/by-id /dev/input/by-path)"))
+            findings.append(
+                .problem(
+                    .unavailable,
+                    "\(subject): no digit keys\(keys.isEmpty ? "" : " (only \(keys))"); a code cannot be typed on it: choose the keypad's device (ls -l /dev/input/by-id /dev/input/by-path)"
+                ))
         } else {
             findings.append(.note("\(subject): no digit keys"))
         }
     }
     if let configured, !devices.contains(where: { $0.isNamed(configured) }) {
-        findings.append(.problem(.unavailable, "keypad.device \(shown(configured)): not found; plugged in? run waits for it and takes it when it appears; the devices present are listed above"))
+        findings.append(
+            .problem(
+                .unavailable,
+                "keypad.device \(shown(configured)): not found; plugged in? run waits for it and takes it when it appears; the devices present are listed above"
+            ))
     }
     return findings
 }
@@ -68,7 +81,8 @@ private func evdevProblem(_ error: HALError, subject: String) -> CheckFinding {
         return .problem(.config, "\(subject): not an input event device; use a /dev/input/eventN node or a by-id/by-path link ending in -event-kbd")
     }
     if error.kind == .busy {
-        return .problem(.unavailable, "\(subject): another program has taken it exclusively (another resend-button? sudo systemctl stop resend-button)")
+        return .problem(
+            .unavailable, "\(subject): another program has taken it exclusively (another resend-button? sudo systemctl stop resend-button)")
     }
     return .problem(startupExitCode(for: error.kind), subject)
 }
@@ -143,7 +157,8 @@ func keyTestFinding(_ codes: [EvdevKeypad.KeyCode], path: String, seconds: Int, 
     }
     let other = others.isEmpty ? "" : "; other key codes (not keypad keys, ignored by run): " + others.map(String.init).joined(separator: ", ")
     if unplugged {
-        return .problem(.unavailable, "key test on \(path): the device went away (unplugged?) after \(pressed.count) key\(pressed.count == 1 ? "" : "s")\(other)")
+        return .problem(
+            .unavailable, "key test on \(path): the device went away (unplugged?) after \(pressed.count) key\(pressed.count == 1 ? "" : "s")\(other)")
     }
     if pressed.isEmpty {
         return .note("key test on \(path): no keypad key pressed in \(seconds) s\(other)")

@@ -16,7 +16,10 @@ func matrixKeypadCheck(_ options: CheckOptions, _ facts: CheckFacts, console: Co
     let keypad = options.keypad
     guard keypad.enabled, keypad.backend == .matrix else {
         if options.keySeconds != nil && !keypad.enabled && options.keypadDevice == nil {
-            findings.append(.note("--keys: no keypad to test: keypad.enabled is not true in \(options.configPath) (an input device can be named with --keypad-device)"))
+            findings.append(
+                .note(
+                    "--keys: no keypad to test: keypad.enabled is not true in \(options.configPath) (an input device can be named with --keypad-device)"
+                ))
         }
         return findings
     }
@@ -61,13 +64,19 @@ private func matrixLineFinding(role: String, _ name: String, _ facts: CheckFacts
         found = chips.lazy.compactMap { chip in chip.lines.first { $0.name == lineName }.map { (chip, $0) } }.first
     case .chipOffset(let chipNumber, let offset):
         if let chip = chips.first(where: { $0.path.hasSuffix("/gpiochip\(chipNumber)") }),
-           let line = chip.lines.first(where: { $0.offset == offset }) {
+            let line = chip.lines.first(where: { $0.offset == offset })
+        {
             found = (chip, line)
         }
     }
     guard let (chip, line) = found else {
         let searched = chips.map { $0.summary }.joined(separator: ", ")
-        return (.problem(.unavailable, "\(subject): no such line; searched \(searched); list the lines with gpioinfo and name one in the configuration's keypad section"), nil)
+        return (
+            .problem(
+                .unavailable,
+                "\(subject): no such line; searched \(searched); list the lines with gpioinfo and name one in the configuration's keypad section"),
+            nil
+        )
     }
     let place = "line \(line.offset) of \(chip.path) [\(chip.label)]" + (line.name.map { " named \($0)" } ?? "")
     guard line.isUsed else {
@@ -81,8 +90,10 @@ private func matrixLineFinding(role: String, _ name: String, _ facts: CheckFacts
 
 /// Requests the matrix, scans it as `run` does for `seconds` (SIGINT ends it early) and names the
 /// keys pressed, each also printed as it is seen.
-private func matrixKeyTest(rows: [GPIOLineLocation], columns: [GPIOLineLocation], layout: KeypadLayout,
-                           keypad: DeviceConfig.Keypad, seconds: Int, console: Console) -> CheckFinding {
+private func matrixKeyTest(
+    rows: [GPIOLineLocation], columns: [GPIOLineLocation], layout: KeypadLayout,
+    keypad: DeviceConfig.Keypad, seconds: Int, console: Console
+) -> CheckFinding {
     do throws(HALError) {
         let lines = try GPIOMatrixLines(rows: rows, columns: columns)
         var source = try LinuxEventSource(button: nil)
@@ -136,13 +147,17 @@ func keyTestFinding(_ result: KeyTestResult, seconds: Int, ambiguousScans: Int) 
     let span = result.stoppedEarly ? "stopped early" : "\(seconds) s"
     var ghosts = ""
     if ambiguousScans > 0 {
-        ghosts = "; \(ambiguousScans) scan\(ambiguousScans == 1 ? " was" : "s were") ambiguous (three keys held on the corners of a rectangle without diodes): those presses were ignored"
+        ghosts =
+            "; \(ambiguousScans) scan\(ambiguousScans == 1 ? " was" : "s were") ambiguous (three keys held on the corners of a rectangle without diodes): those presses were ignored"
     }
     guard !result.pressed.isEmpty else {
-        return .note("keypad key test (\(span)): no key seen; if you pressed some, check the wiring: the rows on keypad.rows and the columns on keypad.columns, in order" + ghosts)
+        return .note(
+            "keypad key test (\(span)): no key seen; if you pressed some, check the wiring: the rows on keypad.rows and the columns on keypad.columns, in order"
+                + ghosts)
     }
     let count = result.pressed.count
-    return .ok("keypad key test (\(span)): \(count) key\(count == 1 ? "" : "s") pressed: " + result.pressed.map(keySymbol).joined(separator: " ") + ghosts)
+    return .ok(
+        "keypad key test (\(span)): \(count) key\(count == 1 ? "" : "s") pressed: " + result.pressed.map(keySymbol).joined(separator: " ") + ghosts)
 }
 
 private func keySymbol(_ key: Key) -> String {

@@ -4,8 +4,9 @@ import HALMock
 import ResendCore
 
 /// A command the loop runs, the send command or the verify command (one type serves both; which
-/// one it is, is its purpose, `CommandPurpose`): none, scripted (the simulator on virtual time), or
-/// a real process.
+/// one it is, is its purpose, `CommandPurpose`): none, scripted (the simulator on virtual time), a
+/// real process, or a send command played in-process (`InProcessSend`, the simulator's phone; as
+/// the verify command it fails as none does).
 ///
 /// - As the send command (`CommandRunner`): none fails every send at once ("no send command is
 ///   configured").
@@ -17,6 +18,7 @@ public enum CommandService: CommandRunner, CodeVerifier {
     case none
     case scripted(ScriptedCommandRunner)
     case process(ProcessRunner)
+    case inProcess(InProcessSend)
 
     public mutating func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
         switch self {
@@ -29,13 +31,17 @@ public enum CommandService: CommandRunner, CodeVerifier {
             return outcome
         case .process(let runner):
             return runner.start(request, now: now)
+        case .inProcess(var runner):
+            let outcome = runner.start(request, now: now)
+            self = .inProcess(runner)
+            return outcome
         }
     }
 
     public mutating func start(_ request: VerifyRequest, now: Instant) -> CommandOutcome? {
         var code = request.code
         switch self {
-        case .none:
+        case .none, .inProcess:
             code.wipe()
             var verifier = NoCodeVerifier()
             return verifier.start(request, now: now)
@@ -58,6 +64,7 @@ public enum CommandService: CommandRunner, CodeVerifier {
         case .none: return nil
         case .scripted(let runner): return runner.nextService
         case .process(let runner): return runner.nextService
+        case .inProcess(let runner): return runner.nextService
         }
     }
 
@@ -71,6 +78,10 @@ public enum CommandService: CommandRunner, CodeVerifier {
             return outcomes
         case .process(let runner):
             return runner.service(now: now)
+        case .inProcess(var runner):
+            let outcomes = runner.service(now: now)
+            self = .inProcess(runner)
+            return outcomes
         }
     }
 
@@ -78,5 +89,43 @@ public enum CommandService: CommandRunner, CodeVerifier {
     /// period, SIGKILL; returns once they are reaped. Nothing for the others.
     func terminateAll() {
         if case .process(let process) = self { process.terminateAll() }
+    }
+}
+
+/// A send command played inside the program (the simulator's phone is its receiver): `delay` after
+/// each start it hands `deliver` the bytes a real send command reads on its standard input (a code
+/// made on the device and a new line; nil when the send has no code) and exits 0, as a service
+/// accepting the message. It writes no output, and overwrites its copy of the bytes once delivered.
+public struct InProcessSend: CommandRunner {
+    public let delay: TimeSpan
+    private let deliver: (_ input: [UInt8]?, _ at: Instant) -> Void
+    private var running: [(sequence: Int, input: [UInt8]?, due: Instant)] = []
+
+    public init(delay: TimeSpan, deliver: @escaping (_ input: [UInt8]?, _ at: Instant) -> Void) {
+        self.delay = delay
+        self.deliver = deliver
+    }
+
+    public mutating func start(_ request: SendRequest, now: Instant) -> CommandOutcome? {
+        var input: [UInt8]?
+        if var code = request.input {
+            input = code.digits + [UInt8(ascii: "\n")]
+            code.wipe()
+        }
+        running.append((request.sequence, input, now + delay))
+        return nil
+    }
+
+    public var nextService: Instant? { running.first?.due }
+
+    public mutating func service(now: Instant) -> [CommandOutcome] {
+        var outcomes: [CommandOutcome] = []
+        while let first = running.first, first.due <= now {
+            running.removeFirst()
+            deliver(first.input, first.due)
+            if var input = first.input { input.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+            outcomes.append(CommandOutcome(sequence: first.sequence, ending: .exited(code: 0), duration: delay))
+        }
+        return outcomes
     }
 }

@@ -24,8 +24,8 @@ public enum LineSpec: Hashable, Sendable {
         let offset = text[text.index(after: colon)...]
         let prefix = "gpiochip"
         guard chip.hasPrefix(prefix), let number = parseDecimal(chip.dropFirst(prefix.count)),
-              let offsetNumber = parseDecimal(offset), let line = UInt32(exactly: offsetNumber),
-              let chipNumber = Int(exactly: number)
+            let offsetNumber = parseDecimal(offset), let line = UInt32(exactly: offsetNumber),
+            let chipNumber = Int(exactly: number)
         else { return nil }
         self = .chipOffset(chip: chipNumber, offset: line)
     }
@@ -69,10 +69,14 @@ public enum AddressChoice: Hashable, Sendable {
         }
         let range = "\(hexAddress(I2CAddress.validRange.lowerBound))-\(hexAddress(I2CAddress.validRange.upperBound))"
         guard let value else {
-            throw ExitError(.usage, "\(command): --address: \(shown(text)) is not an address; use auto, 0xNN (hex) or a decimal number, within \(range)")
+            throw ExitError(
+                .usage, "\(command): --address: \(shown(text)) is not an address; use auto, 0xNN (hex) or a decimal number, within \(range)")
         }
         guard let byte = UInt8(exactly: value), let address = I2CAddress(byte) else {
-            throw ExitError(.usage, "\(command): --address: \(shown(text)) is outside \(range), the 7-bit I2C addresses a device may use (PCF8574 backpacks: 0x20-0x27, PCF8574A: 0x38-0x3f)")
+            throw ExitError(
+                .usage,
+                "\(command): --address: \(shown(text)) is outside \(range), the 7-bit I2C addresses a device may use (PCF8574 backpacks: 0x20-0x27, PCF8574A: 0x38-0x3f)"
+            )
         }
         return .fixed(address)
     }
@@ -118,6 +122,8 @@ public struct RunOptions: Sendable {
     /// The code-entry keypad, its rules, verify command and output line (configuration file only);
     /// `keypad.enabled == false` (default): the single button, as before.
     public var keypad = DeviceConfig.Keypad()
+    /// The MQTT link (configuration file only); `mqtt.enabled == false` (default): none.
+    public var mqtt = DeviceConfig.MQTT()
     /// Where the countdown is persisted; nil (`--state-file off`): not persisted.
     public var stateFile: String? = DeviceConfig.defaultStateFile
     /// True when `stateFile` comes from `--state-file` (a bad path is then exit 64, else 78).
@@ -150,6 +156,7 @@ public struct RunOptions: Sendable {
         wiring = config.lcd.wiring
         send = config.send
         keypad = config.keypad
+        mqtt = config.mqtt
         stateFile = config.stateFile
         policy = config.resendPolicy
     }
@@ -174,27 +181,35 @@ public struct RunOptions: Sendable {
         ("pull-up", .pullUp), ("pull-down", .pullDown), ("disabled", .disabled), ("as-is", .asIs),
     ]
 
-    static let specs: [OptionSpec] = [
-        OptionSpec("config", value: "PATH", help: "the configuration file (default \(DeviceConfig.defaultPath); missing there means all defaults); flags override it"),
-        OptionSpec("state-file", value: "PATH", help: "persist the countdown in PATH and resume it after a restart, or off (default \(DeviceConfig.defaultStateFile))"),
-        OptionSpec("button", value: "LINE", help: "the button's GPIO line: a name like GPIO17 or gpiochipN:OFFSET (default GPIO17)"),
-        OptionSpec("button-bias", value: "BIAS", help: "pull-up (default), pull-down, disabled (external resistor) or as-is"),
-        OptionSpec("button-active-high", help: "the button connects the line to 3V3 (default: active-low, button to ground)"),
-        OptionSpec("kernel-debounce", value: "MS", help: "let the kernel debounce too, \(kernelDebounceRange.lowerBound)-\(kernelDebounceRange.upperBound) ms (libgpiod v2 only)"),
-        OptionSpec("led", value: "LINE", help: "an LED's GPIO line, lit while the button is ready to send (default: none)"),
-        OptionSpec("led-active-low", help: "the LED lights when the line is low"),
-        OptionSpec("i2c-bus", value: "N", help: "the LCD's I2C bus /dev/i2c-N (default \(defaultI2CBus))"),
-        OptionSpec("address", value: "ADDR", help: "the backpack's I2C address, 0xNN (default 0x27); 'resend-button check' finds it"),
-        OptionSpec("refresh", value: "SECONDS", help: "re-initialise and repaint the LCD this often, against noise (default off)"),
-        OptionSpec("log-format", value: "FORMAT", help: "plain (default) or json: one line per event on standard error"),
-    ] + BehaviourSettings.optionSpecs + [
-        OptionSpec("help", help: "show this help"),
-    ]
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(
+                "config", value: "PATH",
+                help: "the configuration file (default \(DeviceConfig.defaultPath); missing there means all defaults); flags override it"),
+            OptionSpec(
+                "state-file", value: "PATH",
+                help: "persist the countdown in PATH and resume it after a restart, or off (default \(DeviceConfig.defaultStateFile))"),
+            OptionSpec("button", value: "LINE", help: "the button's GPIO line: a name like GPIO17 or gpiochipN:OFFSET (default GPIO17)"),
+            OptionSpec("button-bias", value: "BIAS", help: "pull-up (default), pull-down, disabled (external resistor) or as-is"),
+            OptionSpec("button-active-high", help: "the button connects the line to 3V3 (default: active-low, button to ground)"),
+            OptionSpec(
+                "kernel-debounce", value: "MS",
+                help: "let the kernel debounce too, \(kernelDebounceRange.lowerBound)-\(kernelDebounceRange.upperBound) ms (libgpiod v2 only)"),
+            OptionSpec("led", value: "LINE", help: "an LED's GPIO line, lit while the button is ready to send (default: none)"),
+            OptionSpec("led-active-low", help: "the LED lights when the line is low"),
+            OptionSpec("i2c-bus", value: "N", help: "the LCD's I2C bus /dev/i2c-N (default \(defaultI2CBus))"),
+            OptionSpec("address", value: "ADDR", help: "the backpack's I2C address, 0xNN (default 0x27); 'resend-button check' finds it"),
+            OptionSpec("refresh", value: "SECONDS", help: "re-initialise and repaint the LCD this often, against noise (default off)"),
+            OptionSpec("log-format", value: "FORMAT", help: "plain (default) or json: one line per event on standard error"),
+        ] + BehaviourSettings.optionSpecs + [
+            OptionSpec("help", help: "show this help")
+        ]
 
     public static var help: String {
         helpText(
             usage: "resend-button run [options]",
-            summary: "The ResendButton on a Raspberry Pi: a GPIO button (and LED), an HD44780 LCD on a PCF8574 I2C backpack.\nSIGINT or SIGTERM stops it: the LCD shows the stopped screen and the lines are released.",
+            summary:
+                "The ResendButton on a Raspberry Pi: a GPIO button (and LED), an HD44780 LCD on a PCF8574 I2C backpack.\nSIGINT or SIGTERM stops it: the LCD shows the stopped screen and the lines are released.",
             specs: specs)
     }
 
@@ -202,9 +217,11 @@ public struct RunOptions: Sendable {
     /// generation's (a compile-time fact).
     /// The configuration file comes first (`--config PATH`, else `DeviceConfig.defaultPath` when it
     /// exists), then every flag overrides it. `readConfig` reads the file (tests pass a fake).
-    public static func parse(_ arguments: [String], supportsKernelDebounce: Bool = LibGPIOD.supportsKernelDebounce,
-                             libgpiodVersion: String = LibGPIOD.version,
-                             readConfig: (String) -> ConfigFileContents = ConfigFileContents.read) throws(ExitError) -> RunOptions {
+    public static func parse(
+        _ arguments: [String], supportsKernelDebounce: Bool = LibGPIOD.supportsKernelDebounce,
+        libgpiodVersion: String = LibGPIOD.version,
+        readConfig: (String) -> ConfigFileContents = ConfigFileContents.read
+    ) throws(ExitError) -> RunOptions {
         let command = "run"
         let parsed = try parseArguments(arguments, specs: specs, command: command)
         if parsed.has("help") {
@@ -218,7 +235,10 @@ public struct RunOptions: Sendable {
         let configPath = parsed.value("config") ?? DeviceConfig.defaultPath
         let config = try DeviceConfig.load(for: parsed, read: readConfig)
         if !supportsKernelDebounce, config.button.kernelDebounceMs != nil, parsed.value("kernel-debounce") == nil {
-            throw ExitError(.config, "\(configPath): button.kernelDebounceMs needs libgpiod v2; this build uses libgpiod \(libgpiodVersion) (v1): remove the key, button.debounceMs does the debouncing")
+            throw ExitError(
+                .config,
+                "\(configPath): button.kernelDebounceMs needs libgpiod v2; this build uses libgpiod \(libgpiodVersion) (v1): remove the key, button.debounceMs does the debouncing"
+            )
         }
         var options = RunOptions(config: config)
         options.configPath = configPath
@@ -228,13 +248,17 @@ public struct RunOptions: Sendable {
             // Without the state file a restart would clear the wrong codes and the lockout: a
             // guesser could pull the plug between tries. There is no opt-out.
             if options.stateFile == nil && options.keypad.enabled {
-                throw ExitError(.usage, "\(command): --state-file off with keypad.enabled (\(configPath)): the keypad's wrong codes and lockout must survive a restart; give --state-file PATH or leave it out (default \(DeviceConfig.defaultStateFile))")
+                throw ExitError(
+                    .usage,
+                    "\(command): --state-file off with keypad.enabled (\(configPath)): the keypad's wrong codes and lockout must survive a restart; give --state-file PATH or leave it out (default \(DeviceConfig.defaultStateFile))"
+                )
             }
         }
         if let text = parsed.value("button") { options.button = try parseLine(text, option: "button", command: command) }
         if let text = parsed.value("button-bias") {
             guard let bias = biasNames.first(where: { $0.name == text })?.bias else {
-                throw ExitError(.usage, "\(command): --button-bias: \(shown(text)) is not a bias; use \(biasNames.map { $0.name }.joined(separator: ", "))")
+                throw ExitError(
+                    .usage, "\(command): --button-bias: \(shown(text)) is not a bias; use \(biasNames.map { $0.name }.joined(separator: ", "))")
             }
             options.buttonBias = bias
         }
@@ -242,7 +266,10 @@ public struct RunOptions: Sendable {
         if let text = parsed.value("kernel-debounce") {
             let value = try parseInteger(text, option: "kernel-debounce", range: kernelDebounceRange, unit: "milliseconds", command: command)
             guard supportsKernelDebounce else {
-                throw ExitError(.usage, "\(command): --kernel-debounce needs libgpiod v2; this build uses libgpiod \(libgpiodVersion) (v1): leave it out, --debounce does the debouncing")
+                throw ExitError(
+                    .usage,
+                    "\(command): --kernel-debounce needs libgpiod v2; this build uses libgpiod \(libgpiodVersion) (v1): leave it out, --debounce does the debouncing"
+                )
             }
             options.kernelDebounceMilliseconds = value
         }
@@ -265,7 +292,8 @@ public struct RunOptions: Sendable {
         }
         if let text = parsed.value("refresh") {
             if text != "off" {
-                options.refreshSeconds = try parseInteger(text, option: "refresh", range: refreshRange, unit: "whole seconds (or off)", command: command)
+                options.refreshSeconds = try parseInteger(
+                    text, option: "refresh", range: refreshRange, unit: "whole seconds (or off)", command: command)
             }
         }
         if let text = parsed.value("log-format") {
@@ -302,6 +330,8 @@ public struct CheckOptions: Sendable {
     /// default file when it exists); its keypad lines are listed when `keypad.enabled`.
     public var configPath = DeviceConfig.defaultPath
     public var keypad = DeviceConfig.Keypad()
+    /// The configuration's `mqtt` section: with `mqtt.enabled`, check reports the broker.
+    public var mqtt = DeviceConfig.MQTT()
     /// Why the configuration could not be read (a finding of its own; check goes on without it).
     public var configProblem: String?
     /// `--keys SECONDS`: test the keypad that long, printing every key pressed.
@@ -317,24 +347,32 @@ public struct CheckOptions: Sendable {
         OptionSpec("led", value: "LINE", help: "the LED's GPIO line to look for (default: none)"),
         OptionSpec("i2c-bus", value: "N", help: "the I2C bus to scan, /dev/i2c-N (default \(RunOptions.defaultI2CBus))"),
         OptionSpec("address", value: "ADDR", help: "the backpack's address: auto (default) or 0xNN"),
-        OptionSpec("geometry", value: "COLSxROWS", help: "LCD size for the test pattern: \(LCDGeometry.supported.map { $0.name }.joined(separator: ", ")) (default 16x2)"),
+        OptionSpec(
+            "geometry", value: "COLSxROWS",
+            help: "LCD size for the test pattern: \(LCDGeometry.supported.map { $0.name }.joined(separator: ", ")) (default 16x2)"),
         OptionSpec("test-pattern", help: "draw on the LCD: every cell dark, then its address and size"),
-        OptionSpec("config", value: "PATH", help: "the configuration file whose keypad section to check (default \(DeviceConfig.defaultPath), if it exists)"),
+        OptionSpec(
+            "config", value: "PATH", help: "the configuration file whose keypad section to check (default \(DeviceConfig.defaultPath), if it exists)"),
         OptionSpec("keys", value: "SECONDS", help: "test the keypad for SECONDS (1-300): every key pressed is printed"),
-        OptionSpec("keypad-device", value: "PATH", help: "the evdev keypad to mark among the input devices and to test with --keys (default: keypad.device of the configuration)"),
+        OptionSpec(
+            "keypad-device", value: "PATH",
+            help: "the evdev keypad to mark among the input devices and to test with --keys (default: keypad.device of the configuration)"),
         OptionSpec("help", help: "show this help"),
     ]
 
     public static var help: String {
         helpText(
             usage: "resend-button check [options]",
-            summary: "Diagnose the hardware: GPIO chips and lines (and who holds them), I2C buses and the addresses that answer,\ninput devices (keypads) and their keys, access rights, the configuration's keypad lines or device (--keys SECONDS tests its keys).\nOne line per finding, OK or PROBLEM with what to do. Exit 0 when all is well, 69 when\nsomething is missing, 77 when only permissions are wrong, 64 for bad flags.",
+            summary:
+                "Diagnose the hardware: GPIO chips and lines (and who holds them), I2C buses and the addresses that answer,\ninput devices (keypads) and their keys, access rights, the configuration's keypad lines or device (--keys SECONDS tests its keys),\nthe MQTT broker when mqtt.enabled (reachable, TLS, authenticated, round trip).\nOne line per finding, OK or PROBLEM with what to do. Exit 0 when all is well, 69 when\nsomething is missing, 77 when only permissions are wrong, 64 for bad flags.",
             specs: specs)
     }
 
     /// Parses and validates every flag; reads only the configuration file (`readConfig`), whose
     /// failure becomes `configProblem` rather than an error, so `check` still looks at the rest.
-    public static func parse(_ arguments: [String], readConfig: (String) -> ConfigFileContents = ConfigFileContents.read) throws(ExitError) -> CheckOptions {
+    public static func parse(_ arguments: [String], readConfig: (String) -> ConfigFileContents = ConfigFileContents.read) throws(ExitError)
+        -> CheckOptions
+    {
         let command = "check"
         let parsed = try parseArguments(arguments, specs: specs, command: command)
         var options = CheckOptions()
@@ -356,7 +394,10 @@ public struct CheckOptions: Sendable {
         if let text = parsed.value("address") { options.address = try AddressChoice.parse(text, command: command) }
         if let text = parsed.value("geometry") {
             guard let geometry = LCDGeometry(parsing: text) else {
-                throw ExitError(.usage, "\(command): --geometry: \(shown(text)) is not a supported LCD size; use one of \(LCDGeometry.supported.map { $0.name }.joined(separator: ", "))")
+                throw ExitError(
+                    .usage,
+                    "\(command): --geometry: \(shown(text)) is not a supported LCD size; use one of \(LCDGeometry.supported.map { $0.name }.joined(separator: ", "))"
+                )
             }
             options.geometry = geometry
         }
@@ -366,13 +407,18 @@ public struct CheckOptions: Sendable {
         }
         options.configPath = parsed.value("config") ?? DeviceConfig.defaultPath
         do throws(ExitError) {
-            options.keypad = try DeviceConfig.load(for: parsed, read: readConfig).keypad
+            let config = try DeviceConfig.load(for: parsed, read: readConfig)
+            options.keypad = config.keypad
+            options.mqtt = config.mqtt
         } catch {
             options.configProblem = error.message
         }
         if let path = parsed.value("keypad-device") {
             guard path.hasPrefix("/") && !path.hasSuffix("/") else {
-                throw ExitError(.usage, "\(command): --keypad-device: \(shown(path)) is not an absolute path; use an input device such as /dev/input/by-id/usb-...-event-kbd")
+                throw ExitError(
+                    .usage,
+                    "\(command): --keypad-device: \(shown(path)) is not an absolute path; use an input device such as /dev/input/by-id/usb-...-event-kbd"
+                )
             }
             options.keypadDevice = path
         } else if options.keypad.enabled && options.keypad.backend == .evdev {
@@ -386,11 +432,13 @@ public struct CheckOptions: Sendable {
 /// backpack ranges is obliged to differ from, so a lone responder cannot be identified without
 /// writing to it; and LCD bytes reconfigure a register-based chip (MCP23008/MCP23017/PCA95xx
 /// direction and output registers, a BH1750's mode, an OLED's commands).
-public let autoAddressRefusal = "run writes the LCD's bytes only to an address you name, since a lone device answering in 0x20-0x27 or 0x38-0x3f may be another chip (an MCP23008 or PCA95xx expander, a BH1750, an AHT20, an OLED) that those bytes would reconfigure; 'resend-button check' finds the backpack and prints the line to use (lcd: { address: 0x27 } in the config, or --address 0x27)"
+public let autoAddressRefusal =
+    "run writes the LCD's bytes only to an address you name, since a lone device answering in 0x20-0x27 or 0x38-0x3f may be another chip (an MCP23008 or PCA95xx expander, a BH1750, an AHT20, an OLED) that those bytes would reconfigure; 'resend-button check' finds the backpack and prints the line to use (lcd: { address: 0x27 } in the config, or --address 0x27)"
 
 func parseLine(_ text: String, option: String, command: String) throws(ExitError) -> LineSpec {
     guard let line = LineSpec(parsing: text) else {
-        throw ExitError(.usage, "\(command): --\(option): \(shown(text)) is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17")
+        throw ExitError(
+            .usage, "\(command): --\(option): \(shown(text)) is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17")
     }
     return line
 }

@@ -77,9 +77,11 @@ func plainValue(_ value: LogValue) -> String {
     case .int(let number):
         return String(number)
     case .string(let text):
-        let needsQuotes = text.isEmpty || text.unicodeScalars.contains { scalar in
-            scalar == " " || scalar == "\"" || scalar == "=" || scalar == "\\" || isControl(scalar)
-        }
+        let needsQuotes =
+            text.isEmpty
+            || text.unicodeScalars.contains { scalar in
+                scalar == " " || scalar == "\"" || scalar == "=" || scalar == "\\" || isControl(scalar)
+            }
         return needsQuotes ? jsonString(text) : text
     }
 }
@@ -130,6 +132,17 @@ public func logRecord(for event: LoopEvent, at now: Instant, sendOutput: Bool = 
         return LogRecord("output failed", [.string("op", error.operation), .string("error", describe(error))])
     case .keypad(let event):
         return keypadDeviceRecord(event)
+    case .remote(let command):
+        return LogRecord("mqtt command", [.string("command", remoteCommandName(command))])
+    }
+}
+
+/// The command's word on the MQTT command topic.
+func remoteCommandName(_ command: RemoteCommand) -> String {
+    switch command {
+    case .send: return "send"
+    case .open: return "open"
+    case .resetLockout: return "reset_lockout"
     }
 }
 
@@ -184,8 +197,10 @@ private func entryRecord(_ event: EntryEvent) -> LogRecord? {
         return LogRecord("entry finished")
     case .closed(_, let droppedCheck):
         // One line when code entry closes; the failed writes themselves are `state write failed`.
-        return LogRecord("entry closed", [.string("reason", "the state cannot be written")]
-            + (droppedCheck.map { [.int("check_not_started", $0)] } ?? []))
+        return LogRecord(
+            "entry closed",
+            [.string("reason", "the state cannot be written")]
+                + (droppedCheck.map { [.int("check_not_started", $0)] } ?? []))
     case .reopened:
         return LogRecord("entry reopened")
     case .outputPulsed, .outputReleased, .stopped:
@@ -339,8 +354,10 @@ public final class EventLogger: LoopObserver {
     public let logSendOutput: Bool
 
     /// - Parameter droppedEdgeEvents: the running count of edges the kernel dropped (`GPIOButton`).
-    public init(format: LogFormat, origin: Instant = .origin, droppedEdgeEvents: @escaping () -> UInt64 = { 0 },
-                logSendOutput: Bool = false, output: @escaping (String) -> Void) {
+    public init(
+        format: LogFormat, origin: Instant = .origin, droppedEdgeEvents: @escaping () -> UInt64 = { 0 },
+        logSendOutput: Bool = false, output: @escaping (String) -> Void
+    ) {
         self.format = format
         self.origin = origin
         self.logSendOutput = logSendOutput

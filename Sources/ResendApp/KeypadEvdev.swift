@@ -26,7 +26,10 @@ final class EvdevKeypadAttachment {
     /// `opener` opens the device (tests hand in pipes).
     init(_ keypad: DeviceConfig.Keypad, source: inout LinuxEventSource, opener: @escaping HotplugEvdevKeypad.Opener) throws(ExitError) {
         guard let path = keypad.device else {
-            throw ExitError(.config, "keypad.device: is null, but keypad.backend is \"evdev\"; allowed: the input device's path, e.g. \"/dev/input/by-id/usb-...-event-kbd\" (see ls -l /dev/input/by-id /dev/input/by-path)")
+            throw ExitError(
+                .config,
+                "keypad.device: is null, but keypad.backend is \"evdev\"; allowed: the input device's path, e.g. \"/dev/input/by-id/usb-...-event-kbd\" (see ls -l /dev/input/by-id /dev/input/by-path)"
+            )
         }
         do throws(HALError) {
             device = try HotplugEvdevKeypad(path: path, opener: opener)
@@ -49,11 +52,20 @@ func evdevStartupFailure(_ error: HALError, path: String, command: String = "run
     case .unsupported:
         let type = try? FileType.target(of: path)
         if let type, type != .characterDevice {
-            return ExitError(.config, "\(subject): is \(type.description), not a character device; allowed: an input device such as /dev/input/by-id/usb-...-event-kbd or /dev/input/eventN (ls -l /dev/input/by-id /dev/input/by-path)")
+            return ExitError(
+                .config,
+                "\(subject): is \(type.description), not a character device; allowed: an input device such as /dev/input/by-id/usb-...-event-kbd or /dev/input/eventN (ls -l /dev/input/by-id /dev/input/by-path)"
+            )
         }
-        return ExitError(.config, "\(subject): \(error.operation): \(describe(error)): a character device, but not an input event device; allowed: a /dev/input/eventN node or a by-id/by-path link ending in -event-kbd (not mouseN, jsN or a tty)")
+        return ExitError(
+            .config,
+            "\(subject): \(error.operation): \(describe(error)): a character device, but not an input event device; allowed: a /dev/input/eventN node or a by-id/by-path link ending in -event-kbd (not mouseN, jsN or a tty)"
+        )
     case .busy:
-        return ExitError(.unavailable, "\(subject): \(error.operation): \(describe(error)): another program has taken it exclusively; stop that program (another resend-button? sudo systemctl stop resend-button)")
+        return ExitError(
+            .unavailable,
+            "\(subject): \(error.operation): \(describe(error)): another program has taken it exclusively; stop that program (another resend-button? sudo systemctl stop resend-button)"
+        )
     default:
         return ExitError(startupExitCode(for: error.kind), "\(subject): \(error.operation): \(describe(error))")
     }
@@ -70,5 +82,6 @@ func inputAccessAdvice(path: String) -> String {
     if let standing = node.group, standing.name == group, standing.userIsListed, !standing.processHasGroup {
         advice = "you are in group \(group) but this login session is not yet: log out and in again (or reboot)"
     }
-    return advice + "; for the service: systemctl edit resend-button, add [Service] SupplementaryGroups=\(group) and DeviceAllow=char-input r (docs/keypad.md: the evdev keypad)"
+    return advice
+        + "; for the service: systemctl edit resend-button, add [Service] SupplementaryGroups=\(group) and DeviceAllow=char-input r (docs/keypad.md: the evdev keypad)"
 }

@@ -32,7 +32,8 @@ func acquireKeypad(_ keypad: DeviceConfig.Keypad, facts: StartupFacts, failures:
     if keypad.backend == .matrix {
         var rows: [GPIOLineLocation] = []
         var columns: [GPIOLineLocation] = []
-        let named = keypad.rows.enumerated().map { ("keypad row \($0.offset + 1)", $0.element, true) }
+        let named =
+            keypad.rows.enumerated().map { ("keypad row \($0.offset + 1)", $0.element, true) }
             + keypad.columns.enumerated().map { ("keypad column \($0.offset + 1)", $0.element, false) }
         for (role, name, isRow) in named {
             let spec = LineSpec(parsing: name) ?? .named(name)

@@ -33,7 +33,9 @@ public func driveOutputLineInactive(_ target: OutputLineTarget) throws(HALError)
 let outputUsage = "usage: resend-button output off [--config PATH]"
 
 let outputOffSpecs: [OptionSpec] = [
-    OptionSpec("config", value: "PATH", help: "the configuration file whose keypad.output line to drive (default \(DeviceConfig.defaultPath) when it exists)"),
+    OptionSpec(
+        "config", value: "PATH", help: "the configuration file whose keypad.output line to drive (default \(DeviceConfig.defaultPath) when it exists)"
+    ),
     OptionSpec("help", help: "show this help"),
 ]
 
@@ -82,7 +84,8 @@ public func runOutputCommand(
     let path = parsed.value("config") ?? DeviceConfig.defaultPath
     let config = try DeviceConfig.load(for: parsed, read: console.readConfig)
     guard let target = outputTarget(config.keypad) else {
-        let reason = config.keypad.output.line.map { "keypad.enabled is not true, so run does not drive keypad.output.line \(shown($0))" }
+        let reason =
+            config.keypad.output.line.map { "keypad.enabled is not true, so run does not drive keypad.output.line \(shown($0))" }
             ?? "no keypad.output.line"
         console.out("output off: nothing to drive: \(reason) in \(path)")
         return

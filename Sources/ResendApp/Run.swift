@@ -61,6 +61,7 @@ func paddingClockHz(configured: Int?) -> Int {
 /// the countdown is persisted in the state file (unless `--state-file off`).
 public func runDevice(_ options: RunOptions, console: Console, notifier: SystemdNotifier = .fromProcessEnvironment()) throws(ExitError) {
     try checkStatePath(options.stateFile, command: "run", fromFlag: options.stateFileFromFlag, configPath: options.configPath)
+    let mqttSetup = options.mqtt.enabled ? try MQTTSetup(options.mqtt, command: "run") : nil
     let hardware = try acquireHardware(options, facts: StartupFacts.gather())
     let settings = options.settings
     let clock = SystemClock()
@@ -93,8 +94,9 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     let logger = EventLogger(
         format: options.logFormat, droppedEdgeEvents: { button.droppedEvents }, logSendOutput: options.send.logOutput,
         output: console.err)
-    var started = startedRecord(options, button: hardware.button.line, led: hardware.led?.line, busPath: hardware.bus.path,
-                                writes: hardware.bus.supportsMultiByteWrite, address: hardware.address)
+    var started = startedRecord(
+        options, button: hardware.button.line, led: hardware.led?.line, busPath: hardware.bus.path,
+        writes: hardware.bus.supportsMultiByteWrite, address: hardware.address)
     started.fields.append(.string("i2c_clock", clockText(hardware.clockHz)))
     started.fields.append(.string("display", hardware.lcdAnswered ? "online" : "offline"))
     if let keypad { started.fields += keypad.startedFields }
@@ -106,11 +108,12 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     var runner = CommandService.none
     if let command = options.send.command {
         do throws(HALError) {
-            let process = try ProcessRunner(.init(
-                arguments: command, timeout: .seconds(Int64(options.send.timeoutSeconds)),
-                // Not logged (the default): nothing is kept, every byte only counted.
-                outputLimit: options.send.logOutput ? options.send.maxOutputBytes : 0, environment: options.send.environment,
-                sessionDirectory: session?.path))
+            let process = try ProcessRunner(
+                .init(
+                    arguments: command, timeout: .seconds(Int64(options.send.timeoutSeconds)),
+                    // Not logged (the default): nothing is kept, every byte only counted.
+                    outputLimit: options.send.logOutput ? options.send.maxOutputBytes : 0, environment: options.send.environment,
+                    sessionDirectory: session?.path))
             _ = source.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
             runner = .process(process)
         } catch {
@@ -161,7 +164,13 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         // error). `check` reports it.
         display.startOffline(now: clock.now())
         logger.record(
-            .display(.offline(HALError(.noDevice, operation: "probe \(hardware.bus.path) \(hexAddress(hardware.address.rawValue)): nothing answered at start-up; \(Advice.wiring)", errno: 0))),
+            .display(
+                .offline(
+                    HALError(
+                        .noDevice,
+                        operation:
+                            "probe \(hardware.bus.path) \(hexAddress(hardware.address.rawValue)): nothing answered at start-up; \(Advice.wiring)",
+                        errno: 0))),
             at: clock.now())
     }
     do throws(HALError) {
@@ -171,17 +180,30 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     }
     let coordinator = deviceCoordinator(
         controller: options.controllerConfig, button: debouncer, keypad: keypad == nil ? nil : options.keypad)
-    let environment = DeviceEnvironment(
-        source: source, display: display, led: LEDLine(hardware.led), strike: StrikeLine(hardware.keypad?.output), clock: clock,
-        observer: logger, sender: runner, verifier: keypad?.verifier ?? .none, stateFile: options.stateFile,
-        wallClock: SystemWallClock())
+    let mqtt = try mqttSetup.map { setup throws(ExitError) in
+        (try attachMQTT(setup, source: &source, command: "run") { logger.log($0, at: SystemClock().now()) }, setup.topics)
+    }
+    func runLoop<Observer: LoopObserver>(observer: Observer) throws(HALError) {
+        let environment = DeviceEnvironment(
+            source: source, display: display, led: LEDLine(hardware.led), strike: StrikeLine(hardware.keypad?.output), clock: clock,
+            observer: observer, sender: runner, verifier: keypad?.verifier ?? .none, stateFile: options.stateFile,
+            wallClock: SystemWallClock())
+        try ResendApp.runLoop(environment, coordinator: coordinator)
+    }
     do throws(HALError) {
-        try runLoop(environment, coordinator: coordinator)
+        if let (client, topics) = mqtt {
+            try runLoop(
+                observer: PublishingObserver(
+                    inner: logger, publisher: client, topics: topics, hasSendCommand: options.controllerConfig.hasSendCommand))
+        } else {
+            try runLoop(observer: logger)
+        }
         keypad?.stop()
     } catch {
         keypad?.stop()
         throw ExitError(.ioError, "run: waiting for events failed: \(error.operation): \(describe(error))")
     }
+    mqtt?.0.finish(within: .seconds(1))
     try? notifier.stopping()
     withExtendedLifetime(watchdogTimer) {}
 }
@@ -229,9 +251,13 @@ func acquireHardware(_ options: RunOptions, facts: StartupFacts) throws(ExitErro
             do throws(HALError) {
                 answered = try opened.probe(fixed)
                 address = fixed
-            } catch where error.kind == .busy {
+            } catch  where error.kind == .busy {
                 let client = Discovery.i2cClient(bus: options.i2cBus, address: fixed.rawValue)
-                failures.append(ExitError(.unavailable, "run: \(StartupResource.lcd(fixed, bus: options.i2cBus).name): \(error.operation): \(describe(error)); \(Advice.kernelDriverOwns(fixed, client: client))"))
+                failures.append(
+                    ExitError(
+                        .unavailable,
+                        "run: \(StartupResource.lcd(fixed, bus: options.i2cBus).name): \(error.operation): \(describe(error)); \(Advice.kernelDriverOwns(fixed, client: client))"
+                    ))
             }
         }
         bus = opened
@@ -261,29 +287,33 @@ func locate(_ spec: LineSpec) throws(HALError) -> GPIOLineLocation {
 }
 
 /// The `started` line: the configuration in force.
-public func startedRecord(_ options: RunOptions, button: GPIOLineLocation, led: GPIOLineLocation?, busPath: String,
-                          writes batched: Bool, address: I2CAddress) -> LogRecord {
+public func startedRecord(
+    _ options: RunOptions, button: GPIOLineLocation, led: GPIOLineLocation?, busPath: String,
+    writes batched: Bool, address: I2CAddress
+) -> LogRecord {
     let settings = options.settings
-    return LogRecord("started", [
-        .string("version", programVersion),
-        .string("libgpiod", LibGPIOD.version),
-        .string("button", button.description),
-        .string("bias", options.biasName),
-        .string("active", options.buttonActiveHigh ? "high" : "low"),
-        .string("kernel_debounce_ms", options.kernelDebounceMilliseconds.map(String.init) ?? "off"),
-        .string("led", led.map { $0.description + (options.ledActiveLow ? " active-low" : "") } ?? "none"),
-        .string("i2c", busPath),
-        .string("i2c_writes", batched ? "batched" : "smbus-byte"),
-        .string("address", hexAddress(address.rawValue)),
-        .string("geometry", settings.geometry.name),
-        .int("duration", settings.durationSeconds),
-        .int("debounce_ms", settings.debounceMilliseconds),
-        .string("debounce_mode", settings.debounceMode == .stable ? "stable" : "prompt"),
-        .string("refresh", options.refreshSeconds.map { "\($0)s" } ?? "off"),
-        .string("log_format", options.logFormat.rawValue),
-        .string("config", options.configPath),
-        .string("state_file", options.stateFile ?? "off"),
-        .string("send", options.send.command?.first ?? "none"),
-        .string("rom", options.rom.rawValue),
-    ])
+    return LogRecord(
+        "started",
+        [
+            .string("version", programVersion),
+            .string("libgpiod", LibGPIOD.version),
+            .string("button", button.description),
+            .string("bias", options.biasName),
+            .string("active", options.buttonActiveHigh ? "high" : "low"),
+            .string("kernel_debounce_ms", options.kernelDebounceMilliseconds.map(String.init) ?? "off"),
+            .string("led", led.map { $0.description + (options.ledActiveLow ? " active-low" : "") } ?? "none"),
+            .string("i2c", busPath),
+            .string("i2c_writes", batched ? "batched" : "smbus-byte"),
+            .string("address", hexAddress(address.rawValue)),
+            .string("geometry", settings.geometry.name),
+            .int("duration", settings.durationSeconds),
+            .int("debounce_ms", settings.debounceMilliseconds),
+            .string("debounce_mode", settings.debounceMode == .stable ? "stable" : "prompt"),
+            .string("refresh", options.refreshSeconds.map { "\($0)s" } ?? "off"),
+            .string("log_format", options.logFormat.rawValue),
+            .string("config", options.configPath),
+            .string("state_file", options.stateFile ?? "off"),
+            .string("send", options.send.command?.first ?? "none"),
+            .string("rom", options.rom.rawValue),
+        ])
 }

@@ -31,15 +31,18 @@ final class RunKeypad {
 /// Prepares the keypad of `run`: the verify command (a `ProcessRunner` with `CommandPurpose.verify`, the
 /// code on its standard input) and the backend, both registered with `source`. Nil when the keypad
 /// is off. The lines were acquired with the rest of the hardware (`acquireKeypad`).
-func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: inout LinuxEventSource, session: String? = nil) throws(ExitError) -> RunKeypad? {
+func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: inout LinuxEventSource, session: String? = nil) throws(ExitError)
+    -> RunKeypad?
+{
     let keypad = options.keypad
     guard keypad.enabled else { return nil }
     var verifier = CommandService.none
     if let command = keypad.verify.command {
         do throws(HALError) {
-            let process = try ProcessRunner(.init(
-                arguments: command, timeout: .seconds(Int64(keypad.verify.timeoutSeconds)),
-                environment: keypad.verify.environment, purpose: .verify, sessionDirectory: session))
+            let process = try ProcessRunner(
+                .init(
+                    arguments: command, timeout: .seconds(Int64(keypad.verify.timeoutSeconds)),
+                    environment: keypad.verify.environment, purpose: .verify, sessionDirectory: session))
             _ = source.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
             verifier = .process(process)
         } catch {
@@ -50,7 +53,7 @@ func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: ino
     switch keypad.backend {
     case .matrix:
         guard let lines = hardware.keypad?.matrix, let layout = keypad.layout,
-              layout.rows == lines.rows.count, layout.columns == lines.columns.count
+            layout.rows == lines.rows.count, layout.columns == lines.columns.count
         else {
             // `DeviceConfig` refuses such a section; a caller that builds options by hand gets this.
             throw ExitError(.config, "run: keypad.keys: the key map must have one row per keypad.rows line and one key per keypad.columns line")
@@ -63,7 +66,8 @@ func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: ino
     case .evdev:
         backend = .evdev(try EvdevKeypadAttachment(keypad, source: &source))
     }
-    return RunKeypad(backend: backend, verifier: verifier, startedFields: keypadStartedFields(keypad, backend: backend, output: hardware.keypad?.output?.line))
+    return RunKeypad(
+        backend: backend, verifier: verifier, startedFields: keypadStartedFields(keypad, backend: backend, output: hardware.keypad?.output?.line))
 }
 
 /// The keypad's fields of the `started` line: `keypad` (the backend with its lines or device),
@@ -76,7 +80,9 @@ func keypadStartedFields(_ keypad: DeviceConfig.Keypad, backend: RunKeypad.Backe
     }
     return [
         .string("keypad", summary),
-        .string("keypad_output", output.map { $0.description + (keypad.output.activeLow ? " active-low" : "") + " pulse \(keypad.output.pulseMs) ms" } ?? "none"),
+        .string(
+            "keypad_output",
+            output.map { $0.description + (keypad.output.activeLow ? " active-low" : "") + " pulse \(keypad.output.pulseMs) ms" } ?? "none"),
         .string("verify", keypad.verify.command?.first ?? "none"),
         .string("send_key", keypad.sendKey == .button ? "button" : String(decoding: [keypad.sendKey.symbol], as: UTF8.self)),
     ]

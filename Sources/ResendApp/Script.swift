@@ -1,5 +1,5 @@
-import HALMock
 import HAL
+import HALMock
 import ResendConfig
 
 /// One step of a headless simulation script.
@@ -113,10 +113,14 @@ public func parseScript(_ text: String, command: String) throws(ExitError) -> [S
             timeText = timeText[..<colon]
         }
         guard parts.count == 2, !timeText.contains("@"), let time = parseTime(String(timeText)) else {
-            throw ExitError(.usage, "\(command): script item \(shown(token)) is not KIND@TIME or KIND@TIME:KEYS (kinds: press, bounce, glitch, end; with keys: key, keys, down, up; time like 12, 12.5s or 500ms)")
+            throw ExitError(
+                .usage,
+                "\(command): script item \(shown(token)) is not KIND@TIME or KIND@TIME:KEYS (kinds: press, bounce, glitch, end; with keys: key, keys, down, up; time like 12, 12.5s or 500ms)"
+            )
         }
         guard time <= ScriptItem.maximumTime else {
-            throw ExitError(.usage, "\(command): script item \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest a script may use")
+            throw ExitError(
+                .usage, "\(command): script item \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest a script may use")
         }
         switch kind {
         case "press": items.append(.press(at: time))
@@ -127,11 +131,17 @@ public func parseScript(_ text: String, command: String) throws(ExitError) -> [S
             let holds = kind == "down" || kind == "up"
             let allowed = holds ? keyCharacters + " or button" : keyCharacters
             guard let keysText, !keysText.isEmpty else {
-                throw ExitError(.usage, "\(command): script item \(shown(token)): give the key after the time, like \(kind)@1:\(kind == "keys" ? "1234#" : (holds ? "*" : "5")) (keys: \(allowed))")
+                throw ExitError(
+                    .usage,
+                    "\(command): script item \(shown(token)): give the key after the time, like \(kind)@1:\(kind == "keys" ? "1234#" : (holds ? "*" : "5")) (keys: \(allowed))"
+                )
             }
             if keysText == "button" {
                 guard holds else {
-                    throw ExitError(.usage, "\(command): script item \(shown(token)): the button is no keypad key; allowed: \(keyCharacters) (press@T, or down@T:button and up@T:button, for the button)")
+                    throw ExitError(
+                        .usage,
+                        "\(command): script item \(shown(token)): the button is no keypad key; allowed: \(keyCharacters) (press@T, or down@T:button and up@T:button, for the button)"
+                    )
                 }
                 items.append(kind == "down" ? .down(at: time, .button) : .up(at: time, .button))
                 continue
@@ -146,13 +156,19 @@ public func parseScript(_ text: String, command: String) throws(ExitError) -> [S
             }
             if kind == "keys" {
                 guard keys.count <= ScriptItem.maximumKeysPerItem else {
-                    throw ExitError(.usage, "\(command): script item \(shown(token)): more than \(ScriptItem.maximumKeysPerItem) keys; allowed: 1 to \(ScriptItem.maximumKeysPerItem) of \(keyCharacters) (split longer input into several items)")
+                    throw ExitError(
+                        .usage,
+                        "\(command): script item \(shown(token)): more than \(ScriptItem.maximumKeysPerItem) keys; allowed: 1 to \(ScriptItem.maximumKeysPerItem) of \(keyCharacters) (split longer input into several items)"
+                    )
                 }
                 items.append(.keys(at: time, keys))
                 continue
             }
             guard keys.count == 1 else {
-                throw ExitError(.usage, "\(command): script item \(shown(token)): one key per \(kind)@ item (allowed: \(allowed))\(kind == "key" ? "; for several keys use keys@" : "")")
+                throw ExitError(
+                    .usage,
+                    "\(command): script item \(shown(token)): one key per \(kind)@ item (allowed: \(allowed))\(kind == "key" ? "; for several keys use keys@" : "")"
+                )
             }
             switch kind {
             case "key": items.append(.key(at: time, keys[0]))

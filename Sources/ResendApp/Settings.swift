@@ -6,13 +6,22 @@ import ResendCore
 extension BehaviourSettings {
     /// The flags every subcommand that drives the button accepts.
     public static let optionSpecs: [OptionSpec] = [
-        OptionSpec("duration", value: "SECONDS", help: "cooldown after a press, whole seconds \(durationRange.lowerBound)-\(durationRange.upperBound) (default \(defaultDuration))"),
+        OptionSpec(
+            "duration", value: "SECONDS",
+            help: "cooldown after a press, whole seconds \(durationRange.lowerBound)-\(durationRange.upperBound) (default \(defaultDuration))"),
         OptionSpec("geometry", value: "COLSxROWS", help: "LCD size: \(geometries.map { $0.name }.joined(separator: ", ")) (default 16x2)"),
-        OptionSpec("debounce", value: "MS", help: "debounce window in milliseconds \(debounceRange.lowerBound)-\(debounceRange.upperBound) (default \(defaultDebounceMilliseconds))"),
-        OptionSpec("debounce-mode", value: "MODE", help: "stable (a change counts once the line held still for the window; default) or prompt (first edge counts, then the line is ignored for the window)"),
+        OptionSpec(
+            "debounce", value: "MS",
+            help: "debounce window in milliseconds \(debounceRange.lowerBound)-\(debounceRange.upperBound) (default \(defaultDebounceMilliseconds))"),
+        OptionSpec(
+            "debounce-mode", value: "MODE",
+            help:
+                "stable (a change counts once the line held still for the window; default) or prompt (first edge counts, then the line is ignored for the window)"
+        ),
         OptionSpec("title", value: "TEXT", help: "status line when ready (default \"\(Texts().title)\")"),
         OptionSpec("send-label", value: "TEXT", help: "label before the first press (default \"\(Texts().sendLabel)\")"),
-        OptionSpec("countdown-label", value: "TEXT", help: "label during the cooldown, {s} is the seconds left (default \"\(Texts().countdownLabel)\")"),
+        OptionSpec(
+            "countdown-label", value: "TEXT", help: "label during the cooldown, {s} is the seconds left (default \"\(Texts().countdownLabel)\")"),
         OptionSpec("resend-label", value: "TEXT", help: "label once the cooldown is over (default \"\(Texts().resendLabel)\")"),
     ]
 

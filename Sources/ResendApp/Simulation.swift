@@ -58,8 +58,10 @@ public final class HeadlessPrinter: LoopObserver {
     private let outputLine: RecordingLED?
     private var lastOutput: Bool?
 
-    public init(emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, outputLine: RecordingLED? = nil,
-                logSendOutput: Bool = false, output: @escaping (String) -> Void) {
+    public init(
+        emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, outputLine: RecordingLED? = nil,
+        logSendOutput: Bool = false, output: @escaping (String) -> Void
+    ) {
         self.emulator = emulator
         self.led = led
         self.outputLine = outputLine
@@ -70,6 +72,11 @@ public final class HeadlessPrinter: LoopObserver {
 
     public func record(_ event: LoopEvent, at now: Instant) {
         logger?.record(event, at: now)
+    }
+
+    /// Prints `record` as `run` logs it, with `events` only.
+    public func log(_ record: LogRecord, at now: Instant) {
+        logger?.log(record, at: now)
     }
 
     public func stepFinished(at now: Instant) {

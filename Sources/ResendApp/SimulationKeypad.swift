@@ -27,7 +27,8 @@ extension SimulationServices {
             let argv = commandText.split(separator: " ").map(String.init)
             guard !argv.isEmpty else { throw ExitError(.usage, "\(command): --verify-command: give the program and its arguments") }
             guard headless && realtime else {
-                throw ExitError(.usage, "\(command): --verify-command runs a real process: use it with --headless --realtime (or --mock-verify on virtual time)")
+                throw ExitError(
+                    .usage, "\(command): --verify-command runs a real process: use it with --headless --realtime (or --mock-verify on virtual time)")
             }
             verifyCommand = argv
         }
@@ -48,10 +49,14 @@ extension SimulationServices {
             }
             let parts = token.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, let delay = parseTime(String(parts[1])) else {
-                throw ExitError(.usage, "\(command): --mock-verify: \(shown(token)) is not OUTCOME@TIME (accept, reject, expired, tempfail, error, exit=N, timeout) or notfound")
+                throw ExitError(
+                    .usage,
+                    "\(command): --mock-verify: \(shown(token)) is not OUTCOME@TIME (accept, reject, expired, tempfail, error, exit=N, timeout) or notfound"
+                )
             }
             guard delay <= ScriptItem.maximumTime else {
-                throw ExitError(.usage, "\(command): --mock-verify: \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest it may use")
+                throw ExitError(
+                    .usage, "\(command): --mock-verify: \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest it may use")
             }
             let kind = parts[0]
             if kind == "accept" {
@@ -73,7 +78,9 @@ extension SimulationServices {
             } else if kind == "timeout" {
                 steps.append(.init(after: delay, .timedOut(after: delay, killed: false)))
             } else {
-                throw ExitError(.usage, "\(command): --mock-verify: unknown outcome \(shown(kind)) (accept, reject, expired, tempfail, error, exit=N, timeout, notfound)")
+                throw ExitError(
+                    .usage,
+                    "\(command): --mock-verify: unknown outcome \(shown(kind)) (accept, reject, expired, tempfail, error, exit=N, timeout, notfound)")
             }
         }
         guard !steps.isEmpty else { throw ExitError(.usage, "\(command): --mock-verify: give at least one outcome") }
@@ -86,8 +93,14 @@ extension SimulationServices {
     /// configuration file's `lcd.geometry`).
     func coordinator(_ settings: BehaviourSettings, command: String) throws(ExitError) -> DeviceCoordinator {
         let config = try controllerConfig(settings, command: command)
-        if let keypad, let problem = keypad.entryConfig(texts: keypad.texts, columns: settings.geometry.columns).problems(columns: settings.geometry.columns).first {
-            throw ExitError(.usage, "\(command): the keypad's entry rules do not fit the \(settings.geometry.name) LCD: \(problem) (keypad.entry in the configuration file, or --geometry)")
+        if let keypad,
+            let problem = keypad.entryConfig(texts: keypad.texts, columns: settings.geometry.columns).problems(columns: settings.geometry.columns)
+                .first
+        {
+            throw ExitError(
+                .usage,
+                "\(command): the keypad's entry rules do not fit the \(settings.geometry.name) LCD: \(problem) (keypad.entry in the configuration file, or --geometry)"
+            )
         }
         return deviceCoordinator(controller: config, button: settings.makeDebouncer(), keypad: keypad)
     }
@@ -103,9 +116,11 @@ extension SimulationServices {
         if let verifyCommand {
             let verify = keypad?.verify ?? DeviceConfig.Verify()
             do throws(HALError) {
-                return .process(try ProcessRunner(.init(
-                    arguments: verifyCommand, timeout: .seconds(Int64(verify.timeoutSeconds)), environment: verify.environment,
-                    purpose: .verify, sessionDirectory: sessionDirectory)))
+                return .process(
+                    try ProcessRunner(
+                        .init(
+                            arguments: verifyCommand, timeout: .seconds(Int64(verify.timeoutSeconds)), environment: verify.environment,
+                            purpose: .verify, sessionDirectory: sessionDirectory)))
             } catch {
                 throw ExitError(.ioError, "simulate: cannot prepare the verify command: \(error.operation): \(describe(error))")
             }
@@ -118,5 +133,8 @@ extension SimulationServices {
 /// The script's items that need the keypad, when there is none: a usage error naming them.
 func checkScriptNeedsNoKeypad(_ script: [ScriptItem], services: SimulationServices) throws(ExitError) {
     guard services.keypad == nil, script.contains(where: { $0.needsKeypad }) else { return }
-    throw ExitError(.usage, "simulate: the script's key items (key@, keys@, down@ and up@ of a key) need the keypad: set keypad.enabled to true in the configuration file (--config PATH); down@T:button and up@T:button hold the button without one")
+    throw ExitError(
+        .usage,
+        "simulate: the script's key items (key@, keys@, down@ and up@ of a key) need the keypad: set keypad.enabled to true in the configuration file (--config PATH); down@T:button and up@T:button hold the button without one"
+    )
 }

@@ -35,8 +35,16 @@ public struct SimulationServices: Sendable {
     public var verifyCommand: [String]?
     /// `--mock-verify OUTCOMES`: a scripted verify command (each check takes the next, the last repeats).
     public var mockVerify: [ScriptedCommandRunner.Step]?
+    /// The desktop flow (the interactive simulator with a keypad and no `--mock-send`): the send
+    /// command is the simulated phone beside the LCD (`InProcessSend`); the code is made on the
+    /// device and checked by the program (`keypad.code.source` "device") unless `--mock-verify`
+    /// decides.
+    public var phone = false
     /// The session directory given to real commands (`SessionDirectory`); set by the run.
     public var sessionDirectory: String?
+    /// The configuration file's `mqtt` section when `mqtt.enabled` (headless real time only):
+    /// the simulated device publishes through a real MQTT client.
+    var mqtt: MQTTSetup?
 
     public static let defaultSendTimeoutSeconds = 10
     public static let sendTimeoutRange = 1...3_600
@@ -44,7 +52,7 @@ public struct SimulationServices: Sendable {
     public init() {}
 
     /// True when a press runs a send command.
-    public var hasSendCommand: Bool { sendCommand != nil || mockSend != nil }
+    public var hasSendCommand: Bool { sendCommand != nil || mockSend != nil || phone }
 
     /// `settings`' controller configuration with this send command and policy, checked.
     public func controllerConfig(_ settings: BehaviourSettings, command: String) throws(ExitError) -> ControllerConfig {
@@ -59,20 +67,43 @@ public struct SimulationServices: Sendable {
 
     /// The option specs of these flags.
     static let optionSpecs: [OptionSpec] = [
-        OptionSpec("state-file", value: "PATH", help: "persist the countdown in PATH (atomically) and resume it at start; an unreadable file is moved to PATH.corrupt-N"),
-        OptionSpec("send-command", value: "ARGV", help: "run this command on each press (split on spaces, no shell; with --headless it needs --realtime)"),
-        OptionSpec("send-timeout", value: "SECONDS", help: "SIGTERM the send command after this, SIGKILL 2 s later (\(sendTimeoutRange.lowerBound)-\(sendTimeoutRange.upperBound), default \(defaultSendTimeoutSeconds))"),
-        OptionSpec("mock-send", value: "OUTCOMES", help: "a scripted send command: ok@T, fail@T (exit 1), tempfail@T (exit 75), exit=N@T, timeout@T, notfound; each send takes the next, the last repeats"),
-        OptionSpec("cooldowns", value: "LIST", help: "escalating cooldowns in seconds, e.g. 60,120,300 (the n-th send in a row gets the n-th; the last repeats)"),
+        OptionSpec(
+            "state-file", value: "PATH",
+            help: "persist the countdown in PATH (atomically) and resume it at start; an unreadable file is moved to PATH.corrupt-N"),
+        OptionSpec(
+            "send-command", value: "ARGV", help: "run this command on each press (split on spaces, no shell; with --headless it needs --realtime)"),
+        OptionSpec(
+            "send-timeout", value: "SECONDS",
+            help:
+                "SIGTERM the send command after this, SIGKILL 2 s later (\(sendTimeoutRange.lowerBound)-\(sendTimeoutRange.upperBound), default \(defaultSendTimeoutSeconds))"
+        ),
+        OptionSpec(
+            "mock-send", value: "OUTCOMES",
+            help:
+                "a scripted send command: ok@T, fail@T (exit 1), tempfail@T (exit 75), exit=N@T, timeout@T, notfound; each send takes the next, the last repeats"
+        ),
+        OptionSpec(
+            "cooldowns", value: "LIST",
+            help: "escalating cooldowns in seconds, e.g. 60,120,300 (the n-th send in a row gets the n-th; the last repeats)"),
         OptionSpec("max-sends", value: "N", help: "cap: at most N sends per --window, then the label shows the lockout"),
         OptionSpec("window", value: "SECONDS", help: "the cap's window in seconds (with --max-sends)"),
         OptionSpec("realtime", help: "headless: run on real time (the script's times are waited for; SIGTERM stops it)"),
-        OptionSpec("verify-command", value: "ARGV", help: "keypad: check codes with this command (the code on its standard input; split on spaces, no shell; with --headless it needs --realtime)"),
-        OptionSpec("mock-verify", value: "OUTCOMES", help: "keypad: a scripted verify command: accept@T, reject@T (exit 1), expired@T (exit 3), tempfail@T (exit 75), error@T (exit 2), exit=N@T, timeout@T, notfound; each check takes the next, the last repeats"),
+        OptionSpec(
+            "verify-command", value: "ARGV",
+            help:
+                "keypad: check codes with this command (the code on its standard input; split on spaces, no shell; with --headless it needs --realtime)"
+        ),
+        OptionSpec(
+            "mock-verify", value: "OUTCOMES",
+            help:
+                "keypad: a scripted verify command: accept@T, reject@T (exit 1), expired@T (exit 3), tempfail@T (exit 75), error@T (exit 2), exit=N@T, timeout@T, notfound; each check takes the next, the last repeats"
+        ),
     ]
 
     /// Reads the flags; `headless` says whether the run is headless.
-    static func parse(_ arguments: ParsedArguments, headless: Bool, keypad: DeviceConfig.Keypad? = nil, command: String) throws(ExitError) -> SimulationServices {
+    static func parse(_ arguments: ParsedArguments, headless: Bool, keypad: DeviceConfig.Keypad? = nil, command: String) throws(ExitError)
+        -> SimulationServices
+    {
         var services = SimulationServices()
         services.keypad = keypad
         services.stateFile = arguments.value("state-file")
@@ -84,7 +115,8 @@ public struct SimulationServices: Sendable {
             let argv = text.split(separator: " ").map(String.init)
             guard !argv.isEmpty else { throw ExitError(.usage, "\(command): --send-command: give the program and its arguments") }
             guard headless && services.realtime else {
-                throw ExitError(.usage, "\(command): --send-command runs a real process: use it with --headless --realtime (or --mock-send on virtual time)")
+                throw ExitError(
+                    .usage, "\(command): --send-command runs a real process: use it with --headless --realtime (or --mock-send on virtual time)")
             }
             services.sendCommand = argv
         }
@@ -103,18 +135,25 @@ public struct SimulationServices: Sendable {
             let counts = DeviceConfig.Policy.cooldownCountRange
             let items = text.split(separator: ",", omittingEmptySubsequences: false)
             guard counts.contains(items.count) else {
-                throw ExitError(.usage, "\(command): --cooldowns: \(items.count) cooldowns; give \(counts.lowerBound) to \(counts.upperBound), like 60,120,300")
+                throw ExitError(
+                    .usage, "\(command): --cooldowns: \(items.count) cooldowns; give \(counts.lowerBound) to \(counts.upperBound), like 60,120,300")
             }
             for item in items {
-                let seconds = try parseInteger(String(item), option: "cooldowns", range: BehaviourSettings.durationRange, unit: "whole seconds per cooldown", command: command)
+                let seconds = try parseInteger(
+                    String(item), option: "cooldowns", range: BehaviourSettings.durationRange, unit: "whole seconds per cooldown", command: command)
                 cooldowns.append(.seconds(Int64(seconds)))
             }
             guard !cooldowns.isEmpty else { throw ExitError(.usage, "\(command): --cooldowns: give seconds like 60,120,300") }
             services.policy.cooldowns = cooldowns
         }
         try services.parseVerify(arguments, headless: headless, command: command)
-        if keypad?.code.source == .device && !services.hasSendCommand {
-            throw ExitError(.usage, "\(command): keypad.code.source is \"device\": the code made on the device goes to a send command; give --mock-send (or --send-command with --headless --realtime)")
+        services.phone = !headless && keypad != nil && services.mockSend == nil
+        if services.phone { services.keypad = keypad?.withPhone(scriptedVerify: services.mockVerify != nil) }
+        if services.keypad?.code.source == .device && !services.hasSendCommand {
+            throw ExitError(
+                .usage,
+                "\(command): keypad.code.source is \"device\": the code made on the device goes to a send command; give --mock-send (or --send-command with --headless --realtime)"
+            )
         }
         switch (arguments.value("max-sends"), arguments.value("window")) {
         case (nil, nil):
@@ -141,10 +180,12 @@ public struct SimulationServices: Sendable {
             }
             let parts = token.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, let delay = parseTime(String(parts[1])) else {
-                throw ExitError(.usage, "\(command): --mock-send: \(shown(token)) is not OUTCOME@TIME (ok, fail, tempfail, exit=N, timeout) or notfound")
+                throw ExitError(
+                    .usage, "\(command): --mock-send: \(shown(token)) is not OUTCOME@TIME (ok, fail, tempfail, exit=N, timeout) or notfound")
             }
             guard delay <= ScriptItem.maximumTime else {
-                throw ExitError(.usage, "\(command): --mock-send: \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest it may use")
+                throw ExitError(
+                    .usage, "\(command): --mock-send: \(shown(token)): the time is after \(ScriptItem.maximumTimeText), the latest it may use")
             }
             let kind = parts[0]
             if kind == "ok" {
@@ -259,16 +300,29 @@ func runHeadlessRealtime(
     let printer = HeadlessPrinter(
         emulator: device.emulator, led: device.led, start: start, events: events, outputLine: services.keypad == nil ? nil : line,
         logSendOutput: services.logSendOutput, output: output)
+    let client = try services.mqtt.map { setup throws(ExitError) in
+        try attachMQTT(setup, source: &inner, command: "simulate") { printer.log($0, at: clock.now()) }
+    }
     let source = RealtimeScriptSource(
         inner: inner, pending: scriptInputs(script, start: start), clock: clock, busy: { processes.contains { $0.runningCount > 0 } })
-    let environment = DeviceEnvironment(
-        source: source, display: device.display, led: device.led, strike: line, clock: clock, observer: printer, sender: runner,
-        verifier: verifier, stateFile: services.stateFile, wallClock: SystemWallClock())
+    func runLoop<Observer: LoopObserver>(observer: Observer) throws(HALError) {
+        let environment = DeviceEnvironment(
+            source: source, display: device.display, led: device.led, strike: line, clock: clock, observer: observer, sender: runner,
+            verifier: verifier, stateFile: services.stateFile, wallClock: SystemWallClock())
+        try ResendApp.runLoop(environment, coordinator: coordinator)
+    }
     do throws(HALError) {
-        try runLoop(environment, coordinator: coordinator)
+        if let client, let setup = services.mqtt {
+            try runLoop(
+                observer: PublishingObserver(
+                    inner: printer, publisher: client, topics: setup.topics, hasSendCommand: coordinator.controller.config.hasSendCommand))
+        } else {
+            try runLoop(observer: printer)
+        }
     } catch {
         throw ExitError(.ioError, "simulate: waiting for events failed: \(error.operation): \(describe(error))")
     }
+    client?.finish(within: .seconds(1))
 }
 
 /// The loop inputs of a script, sorted by time, relative to `start`.

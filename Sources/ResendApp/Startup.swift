@@ -65,17 +65,21 @@ public struct StartupFacts: Hashable, Sendable {
 
 /// What to do, shared by `run` and `check`.
 public enum Advice {
-    public static let enableI2C = "enable I2C: add dtparam=i2c_arm=on to /boot/firmware/config.txt (or raspi-config: Interface Options, I2C) and reboot"
-    public static let noGPIOChip = "no GPIO chip (/dev/gpiochip*): this is not a Raspberry Pi, or the kernel lacks GPIO character device support (CONFIG_GPIO_CDEV)"
+    public static let enableI2C =
+        "enable I2C: add dtparam=i2c_arm=on to /boot/firmware/config.txt (or raspi-config: Interface Options, I2C) and reboot"
+    public static let noGPIOChip =
+        "no GPIO chip (/dev/gpiochip*): this is not a Raspberry Pi, or the kernel lacks GPIO character device support (CONFIG_GPIO_CDEV)"
     public static let joinGroups = "add the user to the gpio/i2c group: sudo usermod -aG gpio,i2c $USER, then log in again"
-    public static let wiring = "check the wiring (SDA to GPIO2, SCL to GPIO3, VCC to 5 V, GND) and the address jumpers; 'resend-button check' lists what answers"
+    public static let wiring =
+        "check the wiring (SDA to GPIO2, SCL to GPIO3, VCC to 5 V, GND) and the address jumpers; 'resend-button check' lists what answers"
     public static let backpackRanges = "0x20-0x27 (PCF8574) and 0x38-0x3f (PCF8574A)"
 
     /// The adapter exists but /dev/i2c-N does not: the i2c-dev module is not loaded
     /// (CONFIG_I2C_CHARDEV=m on Raspberry Pi kernels; the dtparam line alone does not load it).
     /// `atBoot` names the files that load it at boot, if any.
     public static func loadI2CDev(atBoot: [String]) -> String {
-        let boot = atBoot.isEmpty
+        let boot =
+            atBoot.isEmpty
             ? "to load it at every boot: echo i2c-dev | sudo tee /etc/modules-load.d/i2c-dev.conf (scripts/install and the .deb install \(Discovery.modulesLoadFile))"
             : "installed: \(atBoot.joined(separator: ", ")) loads it at the next boot"
         return "I2C is on but i2c-dev is not loaded: sudo modprobe i2c-dev (\(boot))"
@@ -88,7 +92,8 @@ public enum Advice {
             owner = client.driver.map { "the kernel driver \"\($0)\"" } ?? owner
             if let name = client.deviceName { owner += " (device \"\(name)\", /sys/bus/i2c/devices/\(client.sysfsName))" }
         }
-        return "\(owner) owns \(hexAddress(address.rawValue)); if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot"
+        return
+            "\(owner) owns \(hexAddress(address.rawValue)); if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot"
     }
 }
 
@@ -121,17 +126,20 @@ public func startupFailure(_ error: HALError, resource: StartupResource, facts: 
             advice = "buses present: \(present); pass --i2c-bus with the LCD's, or for bus \(number) " + Advice.enableI2C
         }
     case (.notFound, .keypadLine), (.notFound, .keypadMatrix):
-        advice = facts.gpioChipCount == 0
+        advice =
+            facts.gpioChipCount == 0
             ? Advice.noGPIOChip
             : "list the lines with gpioinfo and name one in the configuration's keypad section (a line name like GPIO5, or gpiochipN:OFFSET)"
     case (.notFound, .button), (.notFound, .led):
-        advice = facts.gpioChipCount == 0
+        advice =
+            facts.gpioChipCount == 0
             ? Advice.noGPIOChip
             : "list the lines with gpioinfo and pass a line name like GPIO17 or gpiochipN:OFFSET"
     case (.noDevice, _), (.timeout, _), (.io, _):
         advice = Advice.wiring
     case (.busy, .i2cBus), (.busy, .lcd):
-        advice = "a kernel driver owns the address (i2cdetect shows UU); if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot"
+        advice =
+            "a kernel driver owns the address (i2cdetect shows UU); if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot"
     case (.busy, _):
         advice = "stop the program holding the line (gpioinfo names the consumer) or choose another line"
     case (.unsupported, .i2cBus), (.unsupported, .lcd):

@@ -175,11 +175,15 @@ extension DeviceConfig {
         if let settle = keypad.integer("settleMicroseconds", range: Keypad.settleRange, unit: "whole microseconds") {
             result.settleMicroseconds = settle
         }
-        if let device = keypad.optionalString("device", what: "an input device path such as \"/dev/input/by-path/platform-keypad-event\"", allowEmpty: false) {
+        if let device = keypad.optionalString(
+            "device", what: "an input device path such as \"/dev/input/by-path/platform-keypad-event\"", allowEmpty: false)
+        {
             if device.hasPrefix("/") && !device.hasSuffix("/") {
                 result.device = device
             } else {
-                reader.report(keypad.keyPath("device"), "\(quoted(device)) is not an absolute path; allowed: null or a path such as \"/dev/input/by-id/usb-...-event-kbd\"")
+                reader.report(
+                    keypad.keyPath("device"),
+                    "\(quoted(device)) is not an absolute path; allowed: null or a path such as \"/dev/input/by-id/usb-...-event-kbd\"")
             }
         }
         if let debounce = keypad.integer("debounceMs", range: Keypad.debounceRange, unit: "whole milliseconds") { result.debounceMs = debounce }
@@ -236,9 +240,14 @@ extension DeviceConfig {
         let columns = config.lcd.geometry.columns
         let fieldWidth = result.texts.fieldPrefix.count + result.entry.maxLength
         if result.entry.minLength > result.entry.maxLength {
-            reader.report(entry.keyPath("minLength"), "\(result.entry.minLength) is more than keypad.entry.maxLength (\(result.entry.maxLength)); allowed: 1 to keypad.entry.maxLength")
+            reader.report(
+                entry.keyPath("minLength"),
+                "\(result.entry.minLength) is more than keypad.entry.maxLength (\(result.entry.maxLength)); allowed: 1 to keypad.entry.maxLength")
         } else if fieldWidth > columns {
-            reader.report(entry.keyPath("maxLength"), "\(result.entry.maxLength) digits and the field's prefix need \(fieldWidth) columns; the display has \(columns) (lcd.geometry \(quoted(config.lcd.geometry.name))); allowed: 1 to \(max(1, columns - result.texts.fieldPrefix.count))")
+            reader.report(
+                entry.keyPath("maxLength"),
+                "\(result.entry.maxLength) digits and the field's prefix need \(fieldWidth) columns; the display has \(columns) (lcd.geometry \(quoted(config.lcd.geometry.name))); allowed: 1 to \(max(1, columns - result.texts.fieldPrefix.count))"
+            )
         } else {
             // Anything else the flow would refuse (a text too wide at the longest lockout, say).
             // (The code's own rules are reported below, by key.)
@@ -250,30 +259,50 @@ extension DeviceConfig {
         switch result.code.source {
         case .verify:
             if result.verify.command == nil && verify.value("command").map({ $0 == .null }) ?? true {
-                reader.report(verify.keyPath("command"), "is null, but keypad.enabled is true: a keypad needs a command that checks the code; allowed: a list of strings, e.g. [\"/usr/local/bin/check-code\"] (the code arrives on its standard input), or keypad.code.source \"device\"")
+                reader.report(
+                    verify.keyPath("command"),
+                    "is null, but keypad.enabled is true: a keypad needs a command that checks the code; allowed: a list of strings, e.g. [\"/usr/local/bin/check-code\"] (the code arrives on its standard input), or keypad.code.source \"device\""
+                )
             }
         case .device:
             if result.verify.command != nil {
-                reader.report(verify.keyPath("command"), "is set, but keypad.code.source is \"device\": the program checks the code it made itself; allowed: null (remove it)")
+                reader.report(
+                    verify.keyPath("command"),
+                    "is set, but keypad.code.source is \"device\": the program checks the code it made itself; allowed: null (remove it)")
             }
             if config.send.command == nil {
-                reader.report(code.keyPath("source"), "is \"device\", but send.command is null: a code made on the device goes to the send command's standard input; allowed: set send.command, or \"verify\"")
+                reader.report(
+                    code.keyPath("source"),
+                    "is \"device\", but send.command is null: a code made on the device goes to the send command's standard input; allowed: set send.command, or \"verify\""
+                )
             }
             if result.entry.opensWithoutSend {
-                reader.report(entry.keyPath("opensWithoutSend"), "is true, but keypad.code.source is \"device\": a code made on the device must be sent to be typed; allowed: false, or keypad.code.source \"verify\" (e.g. an authenticator app checked by the verify command)")
+                reader.report(
+                    entry.keyPath("opensWithoutSend"),
+                    "is true, but keypad.code.source is \"device\": a code made on the device must be sent to be typed; allowed: false, or keypad.code.source \"verify\" (e.g. an authenticator app checked by the verify command)"
+                )
             }
             if result.code.length < result.entry.minLength || result.code.length > result.entry.maxLength {
-                reader.report(code.keyPath("length"), "\(result.code.length) is outside keypad.entry.minLength...maxLength (\(result.entry.minLength)...\(result.entry.maxLength)); allowed: a length the field takes")
+                reader.report(
+                    code.keyPath("length"),
+                    "\(result.code.length) is outside keypad.entry.minLength...maxLength (\(result.entry.minLength)...\(result.entry.maxLength)); allowed: a length the field takes"
+                )
             }
         }
         switch result.backend {
         case .matrix:
             guard lineCounts.contains(result.rows.count), lineCounts.contains(result.columns.count) else { break }
             if !keysGiven && result.layout == nil {
-                reader.report(keypad.keyPath("keys"), "is null, but the common layouts are 4 rows of 3 or 4 columns, not \(result.rows.count)x\(result.columns.count); allowed: a key map with one string per row, e.g. [\"123\", \"456\", \"789\", \"*0#\"]")
+                reader.report(
+                    keypad.keyPath("keys"),
+                    "is null, but the common layouts are 4 rows of 3 or 4 columns, not \(result.rows.count)x\(result.columns.count); allowed: a key map with one string per row, e.g. [\"123\", \"456\", \"789\", \"*0#\"]"
+                )
             }
             if result.sendKey != .button, let layout = result.layout, !layout.keys.joined().contains(result.sendKey) {
-                reader.report(keypad.keyPath("sendKey"), "\(quoted(String(decoding: [result.sendKey.symbol], as: UTF8.self))) is not on the keypad (keypad.keys); allowed: \"button\" or a letter key the keypad has")
+                reader.report(
+                    keypad.keyPath("sendKey"),
+                    "\(quoted(String(decoding: [result.sendKey.symbol], as: UTF8.self))) is not on the keypad (keypad.keys); allowed: \"button\" or a letter key the keypad has"
+                )
             }
             // Every GPIO line once: two functions on one line would fight over it.
             var owners: [(line: String, key: String)] = [(config.button.line, "button.line")]
@@ -284,7 +313,10 @@ extension DeviceConfig {
             reportSharedLines(owners, reader: reader)
         case .evdev:
             if result.device == nil {
-                reader.report(keypad.keyPath("device"), "is null, but keypad.backend is \"evdev\"; allowed: the input device's path, e.g. \"/dev/input/by-id/usb-...-event-kbd\" (see ls -l /dev/input/by-id /dev/input/by-path)")
+                reader.report(
+                    keypad.keyPath("device"),
+                    "is null, but keypad.backend is \"evdev\"; allowed: the input device's path, e.g. \"/dev/input/by-id/usb-...-event-kbd\" (see ls -l /dev/input/by-id /dev/input/by-path)"
+                )
             }
             var owners: [(line: String, key: String)] = [(config.button.line, "button.line")]
             if let led = config.led.line { owners.append((led, "led.line")) }
@@ -333,7 +365,9 @@ extension DeviceConfig {
         }
         var lines: [String] = []
         for (index, item) in items.enumerated() {
-            guard let line = reader.string(item, at: path + [.index(index)], what: "a GPIO line name (one \(what))", allowEmpty: false) else { continue }
+            guard let line = reader.string(item, at: path + [.index(index)], what: "a GPIO line name (one \(what))", allowEmpty: false) else {
+                continue
+            }
             if let first = lines.firstIndex(of: line) {
                 reader.report(path + [.index(index)], "\(quoted(line)) is also [\(first)]; allowed: each \(what) on a line of its own")
             }
@@ -344,7 +378,8 @@ extension DeviceConfig {
 
     /// One string per row, one key character per column, every key at most once.
     private static func readKeyMap(_ value: JSONValue, at path: [JSONPathComponent], rows: Int, columns: Int, reader: ConfigReader) -> [String]? {
-        let allowed = "null or one string per row (\(rows)), each with one key per column (\(columns)) of 0-9, *, #, A-D, e.g. [\"123\", \"456\", \"789\", \"*0#\"]"
+        let allowed =
+            "null or one string per row (\(rows)), each with one key per column (\(columns)) of 0-9, *, #, A-D, e.g. [\"123\", \"456\", \"789\", \"*0#\"]"
         guard case .array(let items) = value else {
             reader.report(path, "expected \(allowed), got \(describe(value))")
             return nil
@@ -369,12 +404,16 @@ extension DeviceConfig {
             }
             for byte in bytes {
                 guard let key = Key(symbol: byte) else {
-                    reader.report(path + [.index(index)], "\(quoted(text)) has \(quoted(String(decoding: [byte], as: UTF8.self))), which is no key; allowed: 0-9, *, #, A-D")
+                    reader.report(
+                        path + [.index(index)],
+                        "\(quoted(text)) has \(quoted(String(decoding: [byte], as: UTF8.self))), which is no key; allowed: 0-9, *, #, A-D")
                     valid = false
                     break
                 }
                 if !seen.insert(key).inserted {
-                    reader.report(path + [.index(index)], "\(quoted(text)) repeats \(quoted(String(decoding: [key.symbol], as: UTF8.self))); allowed: every key once")
+                    reader.report(
+                        path + [.index(index)],
+                        "\(quoted(text)) repeats \(quoted(String(decoding: [key.symbol], as: UTF8.self))); allowed: every key once")
                     valid = false
                     break
                 }
@@ -386,26 +425,28 @@ extension DeviceConfig {
 
     /// The `keypad.texts` keys, the placeholder each needs exactly once (nil: none), and the
     /// `EntryTexts` fields they read and set, in the order of `EntryTexts`.
-    static var entryTextKeys: [(key: String, placeholder: String?, get: (EntryTexts) -> String, set: (inout EntryTexts, String) -> Void)] { [
-        ("promptTitle", nil, { $0.promptTitle }, { $0.promptTitle = $1 }),
-        ("fieldPrefix", nil, { $0.fieldPrefix }, { $0.fieldPrefix = $1 }),
-        ("verifyingTitle", nil, { $0.verifyingTitle }, { $0.verifyingTitle = $1 }),
-        ("acceptedTitle", nil, { $0.acceptedTitle }, { $0.acceptedTitle = $1 }),
-        ("acceptedLabel", nil, { $0.acceptedLabel }, { $0.acceptedLabel = $1 }),
-        ("wrongCode", EntryTexts.countPlaceholder, { $0.wrongCode }, { $0.wrongCode = $1 }),
-        ("wrongCodeUnlimited", nil, { $0.wrongCodeUnlimited }, { $0.wrongCodeUnlimited = $1 }),
-        ("tooShort", nil, { $0.tooShort }, { $0.tooShort = $1 }),
-        ("tooLong", EntryTexts.countPlaceholder, { $0.tooLong }, { $0.tooLong = $1 }),
-        ("verifyFailedTitle", nil, { $0.verifyFailedTitle }, { $0.verifyFailedTitle = $1 }),
-        ("verifyTimedOutTitle", nil, { $0.verifyTimedOutTitle }, { $0.verifyTimedOutTitle = $1 }),
-        ("tryLaterTitle", nil, { $0.tryLaterTitle }, { $0.tryLaterTitle = $1 }),
-        ("lockedTitle", nil, { $0.lockedTitle }, { $0.lockedTitle = $1 }),
-        ("lockedLabel", Texts.secondsPlaceholder, { $0.lockedLabel }, { $0.lockedLabel = $1 }),
-        ("expiredTitle", nil, { $0.expiredTitle }, { $0.expiredTitle = $1 }),
-        ("expiredLabel", nil, { $0.expiredLabel }, { $0.expiredLabel = $1 }),
-        ("closedTitle", nil, { $0.closedTitle }, { $0.closedTitle = $1 }),
-        ("closedLabel", nil, { $0.closedLabel }, { $0.closedLabel = $1 }),
-    ] }
+    static var entryTextKeys: [(key: String, placeholder: String?, get: (EntryTexts) -> String, set: (inout EntryTexts, String) -> Void)] {
+        [
+            ("promptTitle", nil, { $0.promptTitle }, { $0.promptTitle = $1 }),
+            ("fieldPrefix", nil, { $0.fieldPrefix }, { $0.fieldPrefix = $1 }),
+            ("verifyingTitle", nil, { $0.verifyingTitle }, { $0.verifyingTitle = $1 }),
+            ("acceptedTitle", nil, { $0.acceptedTitle }, { $0.acceptedTitle = $1 }),
+            ("acceptedLabel", nil, { $0.acceptedLabel }, { $0.acceptedLabel = $1 }),
+            ("wrongCode", EntryTexts.countPlaceholder, { $0.wrongCode }, { $0.wrongCode = $1 }),
+            ("wrongCodeUnlimited", nil, { $0.wrongCodeUnlimited }, { $0.wrongCodeUnlimited = $1 }),
+            ("tooShort", nil, { $0.tooShort }, { $0.tooShort = $1 }),
+            ("tooLong", EntryTexts.countPlaceholder, { $0.tooLong }, { $0.tooLong = $1 }),
+            ("verifyFailedTitle", nil, { $0.verifyFailedTitle }, { $0.verifyFailedTitle = $1 }),
+            ("verifyTimedOutTitle", nil, { $0.verifyTimedOutTitle }, { $0.verifyTimedOutTitle = $1 }),
+            ("tryLaterTitle", nil, { $0.tryLaterTitle }, { $0.tryLaterTitle = $1 }),
+            ("lockedTitle", nil, { $0.lockedTitle }, { $0.lockedTitle = $1 }),
+            ("lockedLabel", Texts.secondsPlaceholder, { $0.lockedLabel }, { $0.lockedLabel = $1 }),
+            ("expiredTitle", nil, { $0.expiredTitle }, { $0.expiredTitle = $1 }),
+            ("expiredLabel", nil, { $0.expiredLabel }, { $0.expiredLabel = $1 }),
+            ("closedTitle", nil, { $0.closedTitle }, { $0.closedTitle = $1 }),
+            ("closedLabel", nil, { $0.closedLabel }, { $0.closedLabel = $1 }),
+        ]
+    }
 
     /// How often `needle` occurs in `text` (not overlapping).
     private static func occurrences(of needle: String, in text: String) -> Int {
@@ -445,13 +486,19 @@ extension DeviceConfig {
             case .string(Entry.unlimitedAttempts):
                 result.maxAttempts = nil
             case .null:
-                reader.report(entry.keyPath("maxAttempts"), "is null; allowed: a number of wrong codes from \(Entry.attemptsRange.lowerBound) to \(Entry.attemptsRange.upperBound) before a lockout, or \"\(Entry.unlimitedAttempts)\" to allow unlimited guesses on purpose")
+                reader.report(
+                    entry.keyPath("maxAttempts"),
+                    "is null; allowed: a number of wrong codes from \(Entry.attemptsRange.lowerBound) to \(Entry.attemptsRange.upperBound) before a lockout, or \"\(Entry.unlimitedAttempts)\" to allow unlimited guesses on purpose"
+                )
             case .integer, .number:
                 if let attempts = entry.integer("maxAttempts", range: Entry.attemptsRange, unit: "a number of wrong codes") {
                     result.maxAttempts = attempts
                 }
             default:
-                reader.report(entry.keyPath("maxAttempts"), "expected a number of wrong codes from \(Entry.attemptsRange.lowerBound) to \(Entry.attemptsRange.upperBound) or \"\(Entry.unlimitedAttempts)\", got \(describe(value))")
+                reader.report(
+                    entry.keyPath("maxAttempts"),
+                    "expected a number of wrong codes from \(Entry.attemptsRange.lowerBound) to \(Entry.attemptsRange.upperBound) or \"\(Entry.unlimitedAttempts)\", got \(describe(value))"
+                )
             }
         }
         if let value = entry.value("lockoutSeconds") {
@@ -463,8 +510,9 @@ extension DeviceConfig {
     }
 
     private static func readLockouts(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader) -> [Int]? {
-        DeviceConfig.readSecondsList(value, at: path, reader: reader, range: Entry.secondsRange,
-                                     counts: Entry.lockoutCountRange, noun: "lockouts", example: "[30, 120, 600]")
+        DeviceConfig.readSecondsList(
+            value, at: path, reader: reader, range: Entry.secondsRange,
+            counts: Entry.lockoutCountRange, noun: "lockouts", example: "[30, 120, 600]")
     }
 }
 

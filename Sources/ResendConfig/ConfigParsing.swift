@@ -25,7 +25,9 @@ extension DeviceConfig {
         }
         let reader = ConfigReader(fullSchema: schema)
         for duplicate in document.duplicates {
-            reader.report(duplicate.path, "given twice (at \(duplicate.firstLine):\(duplicate.firstColumn) and \(duplicate.line):\(duplicate.column)); give each key once")
+            reader.report(
+                duplicate.path,
+                "given twice (at \(duplicate.firstLine):\(duplicate.firstColumn) and \(duplicate.line):\(duplicate.column)); give each key once")
         }
         let config = read(document.value, reader: reader)
         guard reader.errors.isEmpty else { throw ConfigErrors(source: source, errors: reader.allErrors) }
@@ -42,14 +44,17 @@ extension DeviceConfig {
         case .asIs: bias = "bias as-is"
         }
         var parts: [String] = []
-        parts.append("button \(button.line) (\(bias), \(button.activeLow ? "active-low" : "active-high"), debounce \(button.debounceMs) ms \(button.debounceMode == .stable ? "stable" : "prompt"))")
+        parts.append(
+            "button \(button.line) (\(bias), \(button.activeLow ? "active-low" : "active-high"), debounce \(button.debounceMs) ms \(button.debounceMode == .stable ? "stable" : "prompt"))"
+        )
         parts.append("LED " + (led.line.map { "\($0)\(led.activeLow ? " (active-low)" : "")" } ?? "none"))
         let address: String
         switch lcd.address {
         case .auto: address = "auto"
         case .fixed(let fixed): address = DeviceConfig.hexAddress(Int(fixed.rawValue))
         }
-        parts.append("LCD \(lcd.geometry.name) ROM \(lcd.rom.rawValue) on i2c-\(lcd.bus) at \(address)" + (lcd.wiring == .common ? "" : ", custom wiring"))
+        parts.append(
+            "LCD \(lcd.geometry.name) ROM \(lcd.rom.rawValue) on i2c-\(lcd.bus) at \(address)" + (lcd.wiring == .common ? "" : ", custom wiring"))
         parts.append("cooldown \(cooldown.seconds) s")
         if let command = send.command {
             parts.append("send \(command[0]) (timeout \(send.timeoutSeconds) s)")
@@ -58,7 +63,9 @@ extension DeviceConfig {
         }
         parts.append("state \(stateFile)")
         if policy.enabled {
-            parts.append("policy on (cooldowns \(policy.cooldowns.map(String.init).joined(separator: "/")) s, at most \(policy.maxSends) sends per \(policy.windowSeconds) s)")
+            parts.append(
+                "policy on (cooldowns \(policy.cooldowns.map(String.init).joined(separator: "/")) s, at most \(policy.maxSends) sends per \(policy.windowSeconds) s)"
+            )
         } else {
             parts.append("policy off")
         }

@@ -39,7 +39,13 @@ final class ConfigReader {
     /// Every problem found, the count of those not shown last.
     var allErrors: [ConfigError] {
         guard omitted > 0 else { return errors }
-        return errors + [ConfigError(path: "", message: "\(omitted) more problem\(omitted == 1 ? "" : "s") not shown (only the first \(ConfigReader.maxReported) are); fix these and check again")]
+        return errors + [
+            ConfigError(
+                path: "",
+                message:
+                    "\(omitted) more problem\(omitted == 1 ? "" : "s") not shown (only the first \(ConfigReader.maxReported) are); fix these and check again"
+            )
+        ]
     }
 
     func noteSchemaKey(_ path: [JSONPathComponent], isSection: Bool) {

@@ -5,19 +5,21 @@ import ResendCore
 extension DeviceConfig {
     /// The file's `texts` keys and the `Texts` fields they read and set, in the order of `Texts`
     /// (closures, not key paths: Embedded Swift has no key paths).
-    static var textKeys: [(key: String, get: (Texts) -> String, set: (inout Texts, String) -> Void)] { [
-        ("title", { $0.title }, { $0.title = $1 }),
-        ("sendLabel", { $0.sendLabel }, { $0.sendLabel = $1 }),
-        ("sendingTitle", { $0.sendingTitle }, { $0.sendingTitle = $1 }),
-        ("sentTitle", { $0.sentTitle }, { $0.sentTitle = $1 }),
-        ("countdownLabel", { $0.countdownLabel }, { $0.countdownLabel = $1 }),
-        ("resendLabel", { $0.resendLabel }, { $0.resendLabel = $1 }),
-        ("failedTitle", { $0.failedTitle }, { $0.failedTitle = $1 }),
-        ("tryLaterTitle", { $0.tryLaterTitle }, { $0.tryLaterTitle = $1 }),
-        ("stoppedTitle", { $0.stoppedTitle }, { $0.stoppedTitle = $1 }),
-        ("stoppedLabel", { $0.stoppedLabel }, { $0.stoppedLabel = $1 }),
-        (lockoutLabelKey, { $0.lockoutLabel }, { $0.lockoutLabel = $1 }),
-    ] }
+    static var textKeys: [(key: String, get: (Texts) -> String, set: (inout Texts, String) -> Void)] {
+        [
+            ("title", { $0.title }, { $0.title = $1 }),
+            ("sendLabel", { $0.sendLabel }, { $0.sendLabel = $1 }),
+            ("sendingTitle", { $0.sendingTitle }, { $0.sendingTitle = $1 }),
+            ("sentTitle", { $0.sentTitle }, { $0.sentTitle = $1 }),
+            ("countdownLabel", { $0.countdownLabel }, { $0.countdownLabel = $1 }),
+            ("resendLabel", { $0.resendLabel }, { $0.resendLabel = $1 }),
+            ("failedTitle", { $0.failedTitle }, { $0.failedTitle = $1 }),
+            ("tryLaterTitle", { $0.tryLaterTitle }, { $0.tryLaterTitle = $1 }),
+            ("stoppedTitle", { $0.stoppedTitle }, { $0.stoppedTitle = $1 }),
+            ("stoppedLabel", { $0.stoppedLabel }, { $0.stoppedLabel = $1 }),
+            (lockoutLabelKey, { $0.lockoutLabel }, { $0.lockoutLabel = $1 }),
+        ]
+    }
     static let lockoutLabelKey = "lockoutLabel"
 
     /// Every key of the file, sections included, in schema order (`button`, `button.line`, ...).
@@ -49,7 +51,9 @@ extension DeviceConfig {
                 config.button.line = line
             }
         }
-        if let bias = button.choice("bias", options: [("pull-up", GPIOBias.pullUp), ("pull-down", .pullDown), ("disabled", .disabled), ("as-is", .asIs)]) {
+        if let bias = button.choice(
+            "bias", options: [("pull-up", GPIOBias.pullUp), ("pull-down", .pullDown), ("disabled", .disabled), ("as-is", .asIs)])
+        {
             config.button.bias = bias
         }
         if let activeLow = button.bool("activeLow") { config.button.activeLow = activeLow }
@@ -59,7 +63,8 @@ extension DeviceConfig {
         if let mode = button.choice("debounceMode", options: [("stable", DebounceMode.stable), ("prompt", .prompt)]) {
             config.button.debounceMode = mode
         }
-        config.button.kernelDebounceMs = button.optionalInteger("kernelDebounceMs", range: Button.kernelDebounceRange, unit: "null or whole milliseconds")
+        config.button.kernelDebounceMs = button.optionalInteger(
+            "kernelDebounceMs", range: Button.kernelDebounceRange, unit: "null or whole milliseconds")
         button.finish()
 
         let led = root.section("led")
@@ -137,7 +142,9 @@ extension DeviceConfig {
             } else if path.hasPrefix("/") && !path.hasSuffix("/") {
                 config.stateFile = path
             } else {
-                reader.report(root.keyPath("stateFile"), "\(quoted(path)) is not an absolute path to a file; allowed: a path such as \(quoted(defaultStateFile))")
+                reader.report(
+                    root.keyPath("stateFile"),
+                    "\(quoted(path)) is not an absolute path to a file; allowed: a path such as \(quoted(defaultStateFile))")
             }
         }
 
@@ -167,6 +174,10 @@ extension DeviceConfig {
         config.keypad = readKeypad(keypad, config: config, reader: reader)
         keypad.finish()
 
+        let mqtt = root.section("mqtt")
+        config.mqtt = readMQTT(mqtt, reader: reader)
+        mqtt.finish()
+
         root.finish()
 
         checkTexts(config, geometryIsValid: geometryIsValid, romIsValid: romIsValid, reader: reader)
@@ -177,14 +188,17 @@ extension DeviceConfig {
 
     /// "auto", a number (`0x27`, `39`) or a hex string (`"0x27"`), within 0x08-0x77.
     static func readAddress(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader) -> LCD.Address? {
-        let allowed = "\"auto\" or a 7-bit address from \(hexAddress(Int(I2CAddress.validRange.lowerBound))) to \(hexAddress(Int(I2CAddress.validRange.upperBound))) (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)"
+        let allowed =
+            "\"auto\" or a 7-bit address from \(hexAddress(Int(I2CAddress.validRange.lowerBound))) to \(hexAddress(Int(I2CAddress.validRange.upperBound))) (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)"
         let number: Int
         switch value {
         case .string("auto"):
             return .auto
         case .string(let text):
             let digits = text.dropFirst(2)
-            guard text.lowercased().hasPrefix("0x"), !digits.isEmpty, digits.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) || ("A"..."F").contains($0) }) else {
+            guard text.lowercased().hasPrefix("0x"), !digits.isEmpty,
+                digits.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) || ("A"..."F").contains($0) })
+            else {
                 reader.report(path, "\(quoted(text)) is not an address; allowed: \(allowed)")
                 return nil
             }
@@ -263,10 +277,11 @@ extension DeviceConfig {
             }
         }
         guard allValid else { return nil }
-        guard let built = PCF8574Wiring(
-            rs: bits["rs"]!, rw: bits["rw"]!, enable: bits["enable"]!, backlight: bits["backlight"]!,
-            d4: bits["d4"]!, d5: bits["d5"]!, d6: bits["d6"]!, d7: bits["d7"]!,
-            backlightActiveHigh: activeHigh ?? PCF8574Wiring.common.backlightActiveHigh)
+        guard
+            let built = PCF8574Wiring(
+                rs: bits["rs"]!, rw: bits["rw"]!, enable: bits["enable"]!, backlight: bits["backlight"]!,
+                d4: bits["d4"]!, d5: bits["d5"]!, d6: bits["d6"]!, d7: bits["d7"]!,
+                backlightActiveHigh: activeHigh ?? PCF8574Wiring.common.backlightActiveHigh)
         else {
             preconditionFailure("readWiring: distinct bits 0-7 were refused by PCF8574Wiring")
         }
@@ -321,7 +336,9 @@ extension DeviceConfig {
         for member in members {
             let memberPath = path + [.key(member.key)]
             guard isEnvironmentName(member.key) else {
-                reader.report(memberPath, "\(quoted(member.key)) is not an environment variable name; allowed: letters, digits and _, not starting with a digit")
+                reader.report(
+                    memberPath, "\(quoted(member.key)) is not an environment variable name; allowed: letters, digits and _, not starting with a digit"
+                )
                 continue
             }
             if let text = reader.string(member.value, at: memberPath, what: "a string (write numbers in quotes)", allowEmpty: true) {
@@ -340,15 +357,19 @@ extension DeviceConfig {
 
     /// A non-empty list of whole seconds.
     static func readCooldowns(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader) -> [Int]? {
-        readSecondsList(value, at: path, reader: reader, range: BehaviourSettings.durationRange,
-                        counts: Policy.cooldownCountRange, noun: "cooldowns", example: "[60, 120, 300]")
+        readSecondsList(
+            value, at: path, reader: reader, range: BehaviourSettings.durationRange,
+            counts: Policy.cooldownCountRange, noun: "cooldowns", example: "[60, 120, 300]")
     }
 
     /// A list of `counts` whole seconds, each within `range` (cooldowns, lockouts); every wrong item
     /// is reported, and nil comes back when anything was wrong.
-    static func readSecondsList(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader,
-                                range: ClosedRange<Int>, counts: ClosedRange<Int>, noun: String, example: String) -> [Int]? {
-        let allowed = "a list of \(counts.lowerBound) to \(counts.upperBound) \(noun) in whole seconds from \(range.lowerBound) to \(range.upperBound), e.g. \(example)"
+    static func readSecondsList(
+        _ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader,
+        range: ClosedRange<Int>, counts: ClosedRange<Int>, noun: String, example: String
+    ) -> [Int]? {
+        let allowed =
+            "a list of \(counts.lowerBound) to \(counts.upperBound) \(noun) in whole seconds from \(range.lowerBound) to \(range.upperBound), e.g. \(example)"
         guard case .array(let items) = value else {
             reader.report(path, "expected \(allowed), got \(describe(value))")
             return nil
@@ -393,7 +414,8 @@ extension DeviceConfig {
         case .tooWide:
             var message = "\(text) is \(problem.width) characters wide"
             if let seconds = problem.seconds {
-                let source = problem.field == lockoutLabelKey ? "policy.windowSeconds" : (config.policy.enabled ? "the longest cooldown" : "cooldown.seconds")
+                let source =
+                    problem.field == lockoutLabelKey ? "policy.windowSeconds" : (config.policy.enabled ? "the longest cooldown" : "cooldown.seconds")
                 message += " at \(seconds) s (\(source))"
             }
             return message + "; the display has \(problem.limit) columns (lcd.geometry \(quoted(config.lcd.geometry.name)))"

@@ -25,6 +25,8 @@ public struct DeviceConfig: Hashable, Sendable {
     public var log = Log()
     /// `keypad.*`: the code-entry keypad, its rules, verify command and output line (off by default).
     public var keypad = Keypad()
+    /// `mqtt.*`: state and events on an MQTT broker, Home Assistant discovery (off by default).
+    public var mqtt = MQTT()
 
     /// The defaults.
     public init() {}

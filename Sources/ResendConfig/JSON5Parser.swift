@@ -86,7 +86,9 @@ struct JSON5Parser {
         let value = try parseValue(depth: 1)
         try skipTrivia()
         if position < bytes.count {
-            throw error(at: position, "unexpected \(describeToken(at: position)) after the end of the top-level value (a configuration file is one object: { ... })")
+            throw error(
+                at: position,
+                "unexpected \(describeToken(at: position)) after the end of the top-level value (a configuration file is one object: { ... })")
         }
         return value
     }
@@ -110,7 +112,9 @@ struct JSON5Parser {
 
     private func checkDepth(_ depth: Int) throws(JSON5SyntaxError) {
         guard depth <= JSON5Parser.maxDepth else {
-            throw error(at: position, "nested too deeply: more than \(JSON5Parser.maxDepth) objects and lists inside each other (a configuration file needs 3)")
+            throw error(
+                at: position,
+                "nested too deeply: more than \(JSON5Parser.maxDepth) objects and lists inside each other (a configuration file needs 3)")
         }
     }
 
@@ -160,7 +164,10 @@ struct JSON5Parser {
             case Byte.comma: position += 1
             case Byte.closeBrace: position += 1; return .object(members)
             default:
-                throw error(at: position, "expected ',' or '}' after the value of \(quoted(key)) (in the object opened at \(place(open))), found \(describeToken(at: position))")
+                throw error(
+                    at: position,
+                    "expected ',' or '}' after the value of \(quoted(key)) (in the object opened at \(place(open))), found \(describeToken(at: position))"
+                )
             }
         }
     }
@@ -186,7 +193,9 @@ struct JSON5Parser {
             case Byte.comma: position += 1
             case Byte.closeBracket: position += 1; return .array(items)
             default:
-                throw error(at: position, "expected ',' or ']' after item \(items.count) of the list opened at \(place(open)), found \(describeToken(at: position))")
+                throw error(
+                    at: position,
+                    "expected ',' or ']' after item \(items.count) of the list opened at \(place(open)), found \(describeToken(at: position))")
             }
         }
     }
@@ -218,13 +227,18 @@ struct JSON5Parser {
                 return String(decoding: value, as: UTF8.self)
             }
             if byte == Byte.lineFeed || byte == Byte.carriageReturn {
-                throw error(at: open, "unterminated string: no closing \(String(Unicode.Scalar(quote))) before the end of the line (to go on on the next line, end the line with \\)")
+                throw error(
+                    at: open,
+                    "unterminated string: no closing \(String(Unicode.Scalar(quote))) before the end of the line (to go on on the next line, end the line with \\)"
+                )
             }
             if byte == 0 {
                 throw error(at: position, "NUL character (U+0000) inside a string; no file name, argument or display text can carry it")
             }
             if byte < Byte.firstNonControl {
-                throw error(at: position, "control character U+\(hexDigits(UInt32(byte), width: 4)) inside a string; write it as an escape (\\t, \\n, \\u0009)")
+                throw error(
+                    at: position,
+                    "control character U+\(hexDigits(UInt32(byte), width: 4)) inside a string; write it as an escape (\\t, \\n, \\u0009)")
             }
             try parseEscape(into: &value)
         }
@@ -248,7 +262,7 @@ struct JSON5Parser {
         case "t": value.append(0x09)
         case "v": value.append(0x0B)
         case "\n", "\u{2028}", "\u{2029}":
-            break // A line continuation: nothing.
+            break  // A line continuation: nothing.
         case "\r":
             if position < bytes.count && bytes[position] == Byte.lineFeed { position += 1 }
         case "0":
@@ -448,7 +462,8 @@ struct JSON5Parser {
         // The number is about 10 to the power `order`; beyond the largest Double it is refused.
         let order = Int64(significant.count) - 1 + scale
         if order > JSON5Parser.largestDoubleOrder
-            || (order == JSON5Parser.largestDoubleOrder && JSON5Parser.isAtLeastDoubleOverflow(significant)) {
+            || (order == JSON5Parser.largestDoubleOrder && JSON5Parser.isAtLeastDoubleOverflow(significant))
+        {
             throw error(at: start, "number \(quoted(text(from: start))) is too large")
         }
         guard scale >= 0, order < JSON5Parser.maxIntegerDigits else {
@@ -633,7 +648,9 @@ struct JSON5Parser {
             case 0xF1...0xF3: length = 4
             case 0xF4: length = 4; secondRange = 0x80...0x8F
             default:
-                throw error(at: index, "the file is not UTF-8 text: byte 0x\(hexDigits(UInt32(lead), width: 2)) cannot start a character (save the file as UTF-8)")
+                throw error(
+                    at: index,
+                    "the file is not UTF-8 text: byte 0x\(hexDigits(UInt32(lead), width: 2)) cannot start a character (save the file as UTF-8)")
             }
             for offset in 1..<length {
                 let range: ClosedRange<UInt8> = offset == 1 ? secondRange : 0x80...0xBF
@@ -720,7 +737,8 @@ struct JSON5Parser {
     /// The scalar itself when it is visible, else U+XXXX.
     private func printable(_ scalar: Unicode.Scalar) -> String {
         if scalar.value < UInt32(Byte.firstNonControl) || scalar.value == 0x7F || scalar == " " || isWhitespace(scalar)
-            || (scalar.value >= 0x80 && scalar.properties.generalCategory == .control) {
+            || (scalar.value >= 0x80 && scalar.properties.generalCategory == .control)
+        {
             return "U+" + hexDigits(scalar.value, width: 4)
         }
         return String(scalar)

@@ -33,7 +33,8 @@ public func closestName(to name: String, among candidates: [String]) -> String? 
 
 /// Levenshtein distance over characters.
 public func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+    let a = Array(a)
+    let b = Array(b)
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var previous = Array(0...b.count)

@@ -22,7 +22,7 @@ public func piResetPull(line: String) -> (pin: Int, pull: ResetPull)? {
     guard line.hasPrefix("GPIO") else { return nil }
     let digits = line.dropFirst(4)
     guard (1...2).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-          digits.count == 1 || digits.first != "0", let pin = Int(digits)
+        digits.count == 1 || digits.first != "0", let pin = Int(digits)
     else { return nil }
     guard let entry = piResetPulls.first(where: { $0.pins.contains(pin) }) else { return nil }
     return (pin, entry.pull)

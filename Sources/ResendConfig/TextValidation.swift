@@ -27,8 +27,9 @@ public func textROMProblem(_ text: String, rom: CharacterROM, romSetting: String
 func characterName(_ scalar: Unicode.Scalar) -> String {
     switch scalar.properties.generalCategory {
     case .control, .format, .nonspacingMark, .enclosingMark, .spacingMark, .spaceSeparator,
-         .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
-        return "U+" + String(repeating: "0", count: max(0, 4 - String(scalar.value, radix: 16).count)) + String(scalar.value, radix: 16, uppercase: true)
+        .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
+        return "U+" + String(repeating: "0", count: max(0, 4 - String(scalar.value, radix: 16).count))
+            + String(scalar.value, radix: 16, uppercase: true)
     default:
         return "'" + String(scalar) + "'"
     }

@@ -103,8 +103,10 @@ public struct EntrySnapshot: Hashable, Sendable {
     /// When the sent code stops being valid; nil without a validity window or when not open.
     public var validUntil: Instant?
 
-    public init(failures: Int = 0, rounds: Int = 0, lockoutEnd: Instant? = nil, lockoutSeconds: Int = 0,
-                open: Bool = false, validUntil: Instant? = nil) {
+    public init(
+        failures: Int = 0, rounds: Int = 0, lockoutEnd: Instant? = nil, lockoutSeconds: Int = 0,
+        open: Bool = false, validUntil: Instant? = nil
+    ) {
         self.failures = failures
         self.rounds = rounds
         self.lockoutEnd = lockoutEnd
@@ -322,6 +324,9 @@ public struct CodeEntry {
     /// True while code entry is closed because the state could not be written.
     public var isClosed: Bool { storageFault }
 
+    /// Wrong codes still allowed before a lockout (nil without a limit).
+    public var attemptsLeft: Int? { config.maxAttempts.map { max(0, $0 - failures) } }
+
     /// The state a restart needs (never the code).
     public var snapshot: EntrySnapshot {
         var snapshot = EntrySnapshot(failures: failures, rounds: rounds, open: open, validUntil: open ? validUntil : nil)
@@ -439,7 +444,8 @@ public struct CodeEntry {
             return output(events)
         }
         if config.opensWithoutSend && state == .idle && !storageFault
-            && (event.key.digitValue != nil || event.key == .star || event.key == .pound) {
+            && (event.key.digitValue != nil || event.key == .star || event.key == .pound)
+        {
             // Nothing is sent in this mode: a key opens the field (and counts as typed).
             open = true
             validUntil = nil
@@ -627,6 +633,34 @@ public struct CodeEntry {
         return output(events)
     }
 
+    /// A remote `open` (the configuration allows it): the output line pulses for `config.pulse`
+    /// as after an accepted code; the flow's state, its wrong codes and any lockout stay as they
+    /// are. Nothing without an output line or once stopped.
+    public mutating func openRemotely(now: Instant) -> [EntryAction] {
+        precondition(started, "CodeEntry: openRemotely before start")
+        guard state != .stopped, let span = config.pulse else { return [] }
+        var events: [EntryEvent] = []
+        settle(now: now, events: &events)
+        outputUntil = now + span
+        events.append(.outputPulsed(until: now + span))
+        return output(events) + [.setOutput(true)]
+    }
+
+    /// A remote `reset_lockout` (the configuration allows it): the wrong codes and lockout
+    /// rounds are forgotten and a running lockout ends now (the field again when a code is open).
+    /// Written like every change. Nothing once stopped.
+    public mutating func resetLockout(now: Instant) -> [EntryAction] {
+        precondition(started, "CodeEntry: resetLockout before start")
+        guard state != .stopped else { return [] }
+        var events: [EntryEvent] = []
+        settle(now: now, events: &events)
+        failures = 0
+        rounds = 0
+        changed = true
+        if case .lockedOut = state { endLockout(at: now, now: now, events: &events) }
+        return output(events)
+    }
+
     /// Stops: the field is overwritten, the output driven inactive; later calls do nothing.
     public mutating func stop(now: Instant) -> [EntryAction] {
         if state == .stopped { return [] }
@@ -659,9 +693,10 @@ public struct CodeEntry {
         case .entering:
             let field = fieldLine(revealLast: revealUntil != nil)
             let message = notice.map(noticeText)
-            return EntryView(status: message ?? texts.promptTitle, field: field,
-                             compact: (message != nil && (length == 0 || noticeUntil != nil)) ? message! : field,
-                             cursor: fieldCursor(in: field))
+            return EntryView(
+                status: message ?? texts.promptTitle, field: field,
+                compact: (message != nil && (length == 0 || noticeUntil != nil)) ? message! : field,
+                cursor: fieldCursor(in: field))
         case .verifying:
             let field = texts.fieldPrefix + String(repeating: texts.maskCharacter, count: submittedLength)
             return EntryView(status: texts.verifyingTitle, field: field, compact: texts.verifyingTitle)
@@ -768,18 +803,7 @@ public struct CodeEntry {
             }
         case .lockedOut(let until):
             if now >= until {
-                events.append(.lockoutFinished(at: until))
-                changed = true
-                lockoutSeconds = 0
-                if open {
-                    state = .entering
-                    wipe()
-                    notice = nil
-                    lastKey = nil
-                    settleEntering(now: now, events: &events)
-                } else {
-                    state = .idle
-                }
+                endLockout(at: until, now: now, events: &events)
             } else {
                 shownSeconds = min(wholeSecondsLeft(until - now), lockoutSeconds)
             }
@@ -787,6 +811,22 @@ public struct CodeEntry {
             settleEntering(now: now, events: &events)
         case .idle, .verifying, .expired, .stopped:
             break
+        }
+    }
+
+    /// The lockout ends at `at`: the field again when a code is open, else idle.
+    private mutating func endLockout(at: Instant, now: Instant, events: inout [EntryEvent]) {
+        events.append(.lockoutFinished(at: at))
+        changed = true
+        lockoutSeconds = 0
+        if open {
+            state = .entering
+            wipe()
+            notice = nil
+            lastKey = nil
+            settleEntering(now: now, events: &events)
+        } else {
+            state = .idle
         }
     }
 

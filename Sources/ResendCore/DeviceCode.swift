@@ -31,8 +31,8 @@ public struct DeviceCode {
     }
 
     /// Replaces the held code with a new one of `length` digits from `random`, never equal to the
-    /// one it replaces; returns a copy for the send command's standard input (the caller wipes
-    /// it). The old code is overwritten first. Throws when the source fails; then no code is held.
+    /// one it replaces; returns a copy in storage of its own for the send command's standard input
+    /// (the caller wipes it; the held code stays). The old code is overwritten first. Throws when the source fails; then no code is held.
     public mutating func draw<Random: RandomSource>(length: Int, from random: inout Random) throws(HALError) -> SecretCode {
         precondition(length >= 1 && length <= digits.count, "DeviceCode.draw: length out of range")
         var previous = digits
@@ -55,7 +55,11 @@ public struct DeviceCode {
             self.length = length
             if !DeviceCode.equal(digits, length: length, previous, length: previousLength) { break }
         }
-        return SecretCode(digits: Array(digits[0..<length]))
+        // A copy in storage of its own, element by element: `Array(digits[0..<length])` would share
+        // this buffer when the code fills it, and the caller's wipe would then erase the held code.
+        var copy = [UInt8](repeating: 0, count: length)
+        for index in 0..<length { copy[index] = digits[index] }
+        return SecretCode(digits: copy)
     }
 
     /// True when `typed[0..<typedLength]` is the held code; false when none is held. Constant
@@ -79,7 +83,7 @@ public struct DeviceCode {
         let span = max(a.count, b.count)
         var difference = UInt(bitPattern: aLength ^ bLength)
         for index in 0..<span {
-            let inA = UInt8(truncatingIfNeeded: (index - aLength) >> (Int.bitWidth - 1)) // 0xFF below aLength
+            let inA = UInt8(truncatingIfNeeded: (index - aLength) >> (Int.bitWidth - 1))  // 0xFF below aLength
             let inB = UInt8(truncatingIfNeeded: (index - bLength) >> (Int.bitWidth - 1))
             let x = (index < a.count ? a[index] : 0) & inA
             let y = (index < b.count ? b[index] : 0) & inB

@@ -14,8 +14,9 @@ public struct KeyBindings: Hashable, Sendable {
     public var problems: [String] {
         var found: [String] = []
         for key in send where key.digitValue != nil || key == .star || key == .pound {
-            found.append("the send key cannot be '" + String(decoding: [key.symbol], as: UTF8.self)
-                + "': digits, * and # are for the code (allowed: A, B, C, D or the button)")
+            found.append(
+                "the send key cannot be '" + String(decoding: [key.symbol], as: UTF8.self)
+                    + "': digits, * and # are for the code (allowed: A, B, C, D or the button)")
         }
         return found
     }
@@ -83,8 +84,10 @@ public struct DeviceCoordinator {
     }
 
     /// Starts both machines (fresh, or from clamped snapshots). Call once, first.
-    public mutating func start(now: Instant, restoring restored: ControllerSnapshot? = nil,
-                               entry restoredEntry: EntrySnapshot? = nil) -> [DeviceAction] {
+    public mutating func start(
+        now: Instant, restoring restored: ControllerSnapshot? = nil,
+        entry restoredEntry: EntrySnapshot? = nil
+    ) -> [DeviceAction] {
         time = now
         var actions = take(controller.start(now: now, restoring: restored))
         if entry != nil { actions += entry!.start(now: now, restoring: restoredEntry).map { .entry($0) } }
@@ -103,6 +106,24 @@ public struct DeviceCoordinator {
         var actions: [DeviceAction] = []
         for change in keys.reconcile(key, level: level) { actions += route(change, now: now) }
         return finish(actions)
+    }
+
+    /// A request from outside (`RemoteCommand`): `send` is a press of Send/Resend (accepted when
+    /// a press would be); `open` pulses the output line as an accepted code does and
+    /// `resetLockout` ends the code entry's lockout (both with a code entry only; nothing
+    /// otherwise).
+    public mutating func remote(_ command: RemoteCommand, now: Instant) -> [DeviceAction] {
+        time = max(time, now)
+        switch command {
+        case .send:
+            return finish(take(controller.press(now: time)))
+        case .open:
+            guard entry != nil else { return [] }
+            return finish(entry!.openRemotely(now: time).map { .entry($0) })
+        case .resetLockout:
+            guard entry != nil else { return [] }
+            return finish(entry!.resetLockout(now: time).map { .entry($0) })
+        }
     }
 
     /// The send command ended.

@@ -159,8 +159,9 @@ public struct EntryConfig: Hashable, Sendable {
         }
         let fieldWidth = texts.fieldPrefix.count + max(0, maxLength)
         if fieldWidth > columns {
-            found.append("fieldPrefix and maxLength need " + decimalString(fieldWidth) + " columns; the display has "
-                + decimalString(columns))
+            found.append(
+                "fieldPrefix and maxLength need " + decimalString(fieldWidth) + " columns; the display has "
+                    + decimalString(columns))
         }
         let widestLock = lockedLabel(seconds: longestLockoutSeconds, columns: columns)
         let widestWrong = texts.wrongCode.replacingPlaceholder(EntryTexts.countPlaceholder, with: decimalString(maxAttempts ?? 0))
@@ -169,12 +170,14 @@ public struct EntryConfig: Hashable, Sendable {
             ("promptTitle", texts.promptTitle), ("verifyingTitle", texts.verifyingTitle), ("acceptedTitle", texts.acceptedTitle),
             ("acceptedLabel", texts.acceptedLabel), ("wrongCode", widestWrong), ("wrongCodeUnlimited", texts.wrongCodeUnlimited),
             ("tooShort", texts.tooShort), ("tooLong", widestLong), ("verifyFailedTitle", texts.verifyFailedTitle),
-            ("verifyTimedOutTitle", texts.verifyTimedOutTitle), ("tryLaterTitle", texts.tryLaterTitle), ("lockedTitle", texts.lockedTitle), ("lockedLabel", widestLock),
+            ("verifyTimedOutTitle", texts.verifyTimedOutTitle), ("tryLaterTitle", texts.tryLaterTitle), ("lockedTitle", texts.lockedTitle),
+            ("lockedLabel", widestLock),
             ("expiredTitle", texts.expiredTitle), ("expiredLabel", texts.expiredLabel),
             ("closedTitle", texts.closedTitle), ("closedLabel", texts.closedLabel),
         ] where text.count > columns {
-            found.append(name + " \"" + text + "\" is " + decimalString(text.count) + " characters wide; the display has "
-                + decimalString(columns) + " columns")
+            found.append(
+                name + " \"" + text + "\" is " + decimalString(text.count) + " characters wide; the display has "
+                    + decimalString(columns) + " columns")
         }
         return found
     }

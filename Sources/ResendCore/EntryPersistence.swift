@@ -20,8 +20,10 @@ public struct PersistedEntryState: Hashable, Sendable {
     public var open: Bool
     public var validUntil: WallTime?
 
-    public init(failures: Int = 0, rounds: Int = 0, lockoutEnd: WallTime? = nil, lockoutSeconds: Int = 0,
-                open: Bool = false, validUntil: WallTime? = nil) {
+    public init(
+        failures: Int = 0, rounds: Int = 0, lockoutEnd: WallTime? = nil, lockoutSeconds: Int = 0,
+        open: Bool = false, validUntil: WallTime? = nil
+    ) {
         self.failures = failures
         self.rounds = rounds
         self.lockoutEnd = lockoutEnd

@@ -55,6 +55,8 @@ public enum LoopEvent: Hashable, Sendable {
     case outputFailed(HALError)
     /// The keypad's input device went away or came back (`LoopInput.inputDevice`).
     case keypad(InputDeviceEvent)
+    /// A request from outside arrived (`LoopInput.remote`); what it did follows as other events.
+    case remote(RemoteCommand)
 }
 
 /// What happened to the persisted state, for the log.
@@ -80,6 +82,14 @@ public enum StateEvent: Hashable, Sendable {
 public protocol LoopObserver {
     mutating func record(_ event: LoopEvent, at now: Instant)
     mutating func stepFinished(at now: Instant)
+    /// The device's status changed (`DeviceStatus`, without the display's part): told right
+    /// before `stepFinished`, only when it differs from the last one told.
+    mutating func statusChanged(_ status: DeviceStatus, at now: Instant)
+}
+
+extension LoopObserver {
+    /// Most observers do not follow the status.
+    public mutating func statusChanged(_ status: DeviceStatus, at now: Instant) {}
 }
 
 /// The one imperative part of the product, for every device: the single button alone, or a
@@ -133,6 +143,8 @@ public struct EventLoop<Environment: LoopEnvironment> {
     /// The latest snapshots, written together (one state file).
     private var controllerSnapshot: ControllerSnapshot?
     private var entrySnapshot: EntrySnapshot?
+    /// The status last told to the observer.
+    private var status: DeviceStatus?
 
     public init(environment: Environment, coordinator: DeviceCoordinator) {
         self.environment = environment
@@ -168,7 +180,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
             }
         }
         perform(coordinator.start(now: start, restoring: restoredController, entry: restoredEntry), now: start)
-        environment.observer.stepFinished(at: start)
+        finishStep(at: start)
         while true {
             let inputs: [LoopInput]
             do throws(HALError) {
@@ -200,10 +212,13 @@ public struct EventLoop<Environment: LoopEnvironment> {
                 verifyEnded(outcome, now: now)
             case .inputDevice(let event):
                 environment.observer.record(.keypad(event), at: now)
+            case .remote(let command):
+                environment.observer.record(.remote(command), at: now)
+                perform(coordinator.remote(command, now: now), now: now)
             case .stop:
                 perform(coordinator.stop(now: now), now: now)
                 releaseOutput(now: now)
-                environment.observer.stepFinished(at: now)
+                finishStep(at: now)
                 return true
             }
         }
@@ -225,8 +240,18 @@ public struct EventLoop<Environment: LoopEnvironment> {
         if let due = environment.display.nextService, due <= now {
             for event in environment.display.service(now: now) { environment.observer.record(.display(event), at: now) }
         }
-        environment.observer.stepFinished(at: now)
+        finishStep(at: now)
         return false
+    }
+
+    /// Tells the observer the status when it changed, then that the step is finished.
+    private mutating func finishStep(at now: Instant) {
+        let current = DeviceStatus(coordinator: coordinator, now: now)
+        if current != status {
+            status = current
+            environment.observer.statusChanged(current, at: now)
+        }
+        environment.observer.stepFinished(at: now)
     }
 
     /// Reads the button line and lets the key debouncer reconcile the button's edges with it.
@@ -438,7 +463,7 @@ extension StateStorage {
         let bytes: [UInt8]?
         do throws(HALError) {
             bytes = try read()
-        } catch where isUnreadableContent(error) {
+        } catch  where isUnreadableContent(error) {
             // Too large to be ours (the read cap): moved aside like any unreadable state, not
             // left for the next write to replace silently.
             moveUnreadableAside(reason: error.operation, observer: &observer, now: now)

@@ -76,10 +76,13 @@ public struct MatrixScanner<Rows: MatrixRowLines, Columns: MatrixColumnLines, Wa
     public static var defaultPollInterval: TimeSpan { .milliseconds(5) }
 
     /// - Parameter layout: must match `rows.count` and `columns.count`.
-    public init(rows: Rows, columns: Columns, delay: Wait, layout: KeypadLayout, diodes: Bool = false,
-                settle: TimeSpan = MatrixScanner.defaultSettle, pollInterval: TimeSpan = MatrixScanner.defaultPollInterval) {
-        precondition(rows.count == layout.rows && columns.count == layout.columns,
-                     "MatrixScanner: the layout must match the row and column lines")
+    public init(
+        rows: Rows, columns: Columns, delay: Wait, layout: KeypadLayout, diodes: Bool = false,
+        settle: TimeSpan = MatrixScanner.defaultSettle, pollInterval: TimeSpan = MatrixScanner.defaultPollInterval
+    ) {
+        precondition(
+            rows.count == layout.rows && columns.count == layout.columns,
+            "MatrixScanner: the layout must match the row and column lines")
         precondition(pollInterval > .zero, "MatrixScanner: the poll interval must be longer than zero")
         self.rows = rows
         self.columns = columns

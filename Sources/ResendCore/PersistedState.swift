@@ -32,8 +32,10 @@ public struct ControllerSnapshot: Hashable, Sendable {
     /// The sends that still count against the cap, oldest first (empty without a cap).
     public var sends: [Instant]
 
-    public init(status: StatusLine = .title, used: Bool = false, countdownEnd: Instant? = nil, countdownSeconds: Int = 0,
-                run: Int = 0, runEnds: Instant? = nil, sends: [Instant] = []) {
+    public init(
+        status: StatusLine = .title, used: Bool = false, countdownEnd: Instant? = nil, countdownSeconds: Int = 0,
+        run: Int = 0, runEnds: Instant? = nil, sends: [Instant] = []
+    ) {
         self.status = status
         self.used = used
         self.countdownEnd = countdownEnd
@@ -85,8 +87,10 @@ public struct PersistedState: Hashable, Sendable {
     /// nil without one (the key is then not written, and a file without it reads as nil).
     public var entry: PersistedEntryState?
 
-    public init(status: StatusLine = .title, used: Bool = false, countdownEnd: WallTime? = nil, countdownSeconds: Int = 0,
-                run: Int = 0, runEnds: WallTime? = nil, sends: [WallTime] = [], entry: PersistedEntryState? = nil) {
+    public init(
+        status: StatusLine = .title, used: Bool = false, countdownEnd: WallTime? = nil, countdownSeconds: Int = 0,
+        run: Int = 0, runEnds: WallTime? = nil, sends: [WallTime] = [], entry: PersistedEntryState? = nil
+    ) {
         self.status = status
         self.used = used
         self.countdownEnd = countdownEnd
@@ -203,8 +207,9 @@ public struct PersistedState: Hashable, Sendable {
         }
         let version = try integer("version")
         guard version == PersistedState.formatVersion else {
-            throw StateFormatError("version " + int64String(version) + " is not supported (this program reads version "
-                + int64String(PersistedState.formatVersion) + ")")
+            throw StateFormatError(
+                "version " + int64String(version) + " is not supported (this program reads version "
+                    + int64String(PersistedState.formatVersion) + ")")
         }
         switch try member("status") {
         case .string("title"): status = .title

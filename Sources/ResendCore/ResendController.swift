@@ -21,8 +21,10 @@ public struct ControllerConfig: Hashable, Sendable {
     /// keeps the seconds count within a 32-bit `Int`.
     public static let maximumDurationSeconds = 86_400
 
-    public init(duration: TimeSpan = ControllerConfig.defaultDuration, texts: Texts = Texts(),
-                layout: ScreenLayout = .sixteenByTwo, hasSendCommand: Bool = false, policy: ResendPolicy = .off) {
+    public init(
+        duration: TimeSpan = ControllerConfig.defaultDuration, texts: Texts = Texts(),
+        layout: ScreenLayout = .sixteenByTwo, hasSendCommand: Bool = false, policy: ResendPolicy = .off
+    ) {
         self.duration = duration
         self.texts = texts
         self.layout = layout
@@ -182,8 +184,9 @@ public struct ResendController {
 
     /// - Parameter config: a valid configuration (see `ControllerConfig`).
     public init(config: ControllerConfig) {
-        precondition(ControllerConfig.isValidDuration(config.duration),
-                     "ResendController: duration must be whole seconds from 1 to a day")
+        precondition(
+            ControllerConfig.isValidDuration(config.duration),
+            "ResendController: duration must be whole seconds from 1 to a day")
         precondition(config.layout.isValid, "ResendController: invalid screen layout")
         precondition(config.policy.problems.isEmpty, "ResendController: invalid resend policy")
         self.config = config
@@ -199,6 +202,12 @@ public struct ResendController {
         case .ready, .failed, .stopped:
             return nil
         }
+    }
+
+    /// Sends still allowed by the cap's window at `now` (nil without a cap).
+    public func sendsLeft(at now: Instant) -> Int? {
+        guard let cap = config.policy.cap else { return nil }
+        return max(0, cap.maxSends - sends.filter { $0 + cap.window > now }.count)
     }
 
     /// The state a restart needs, on this process's monotonic clock.

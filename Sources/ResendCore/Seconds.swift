@@ -46,7 +46,8 @@ public func formatLockoutSeconds(_ seconds: Int, width: Int) -> String {
         if plain.utf8.count <= width || seconds < 60 { return plain }
     }
     let hours = seconds / 3_600
-    let clock = (hours > 0 ? decimalString(hours) + ":" + decimalString(seconds / 60 % 60, minimumDigits: 2) : decimalString(seconds / 60))
+    let clock =
+        (hours > 0 ? decimalString(hours) + ":" + decimalString(seconds / 60 % 60, minimumDigits: 2) : decimalString(seconds / 60))
         + ":" + decimalString(seconds % 60, minimumDigits: 2)
     if clock.utf8.count <= width { return clock }
     if seconds > 3_600 { return decimalString((seconds + 3_599) / 3_600) + "h" }

@@ -69,15 +69,17 @@ public struct Texts: Hashable, Sendable {
             // One display cell per Unicode scalar, as the ROM encodes it ("e\u{301}" takes two).
             let width = shown.unicodeScalars.count
             if placeholders != expectedPlaceholders {
-                found.append(TextProblem(
-                    field: field, value: value, width: width, limit: columns,
-                    kind: .placeholderCount(found: placeholders, expected: expectedPlaceholders),
-                    seconds: isTemplate ? widest : nil))
+                found.append(
+                    TextProblem(
+                        field: field, value: value, width: width, limit: columns,
+                        kind: .placeholderCount(found: placeholders, expected: expectedPlaceholders),
+                        seconds: isTemplate ? widest : nil))
             }
             if width > columns {
-                found.append(TextProblem(
-                    field: field, value: value, width: width, limit: columns, kind: .tooWide,
-                    seconds: isTemplate ? widest : nil))
+                found.append(
+                    TextProblem(
+                        field: field, value: value, width: width, limit: columns, kind: .tooWide,
+                        seconds: isTemplate ? widest : nil))
             }
         }
         return found

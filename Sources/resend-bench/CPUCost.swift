@@ -77,18 +77,21 @@ func measureCPU(quick: Bool) throws(HALError) -> CPUFigures {
     var advanced: [Double] = []
     for _ in 0..<runs {
         var fleet = Array(repeating: template, count: controllers)
-        accepted.append(timed(operations: controllers) {
-            for index in fleet.indices { sink &+= fleet[index].press(now: pressAt).count }
-        })
-        ignored.append(timed(operations: controllers) {
-            for index in fleet.indices { sink &+= fleet[index].press(now: pressAt + .milliseconds(500)).count }
-        })
-        advanced.append(timed(operations: controllers * seconds) {
-            for second in 1...seconds {
-                let now = pressAt + .seconds(Int64(second))
-                for index in fleet.indices { sink &+= fleet[index].advance(to: now).count }
-            }
-        })
+        accepted.append(
+            timed(operations: controllers) {
+                for index in fleet.indices { sink &+= fleet[index].press(now: pressAt).count }
+            })
+        ignored.append(
+            timed(operations: controllers) {
+                for index in fleet.indices { sink &+= fleet[index].press(now: pressAt + .milliseconds(500)).count }
+            })
+        advanced.append(
+            timed(operations: controllers * seconds) {
+                for second in 1...seconds {
+                    let now = pressAt + .seconds(Int64(second))
+                    for index in fleet.indices { sink &+= fleet[index].advance(to: now).count }
+                }
+            })
         precondition(fleet.allSatisfy { $0.state == .ready(used: true) }, "bench: every countdown must end")
     }
 
@@ -105,18 +108,20 @@ func measureCPU(quick: Bool) throws(HALError) -> CPUFigures {
     var shown: [Double] = []
     var renderError: HALError?
     for _ in 0..<runs {
-        rendered.append(timed(operations: cycles * codes.count) {
-            for _ in 0..<cycles {
-                for frame in codes {
-                    do throws(HALError) { try lcd.render(frame) } catch { renderError = error }
+        rendered.append(
+            timed(operations: cycles * codes.count) {
+                for _ in 0..<cycles {
+                    for frame in codes {
+                        do throws(HALError) { try lcd.render(frame) } catch { renderError = error }
+                    }
                 }
-            }
-        })
-        shown.append(timed(operations: cycles * frames.count) {
-            for _ in 0..<cycles {
-                for frame in frames { sink &+= display.show(frame, now: .origin).count }
-            }
-        })
+            })
+        shown.append(
+            timed(operations: cycles * frames.count) {
+                for _ in 0..<cycles {
+                    for frame in frames { sink &+= display.show(frame, now: .origin).count }
+                }
+            })
     }
     if let renderError { throw renderError }
     // The work must have reached the bus (or the optimiser took it away), the same from both paths.

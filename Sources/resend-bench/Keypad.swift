@@ -120,8 +120,9 @@ func measureKeypad(codes: Int) throws(HALError) -> KeypadFigures {
     let start = Instant.origin
     let idle = TimeSpan.seconds(600)
     // Idle on the ready screen: nothing but a stop 10 min later.
-    let ready = try runKeypadRig(geometry: .lcd16x2, inputs: [(start + idle, .stop)], verifySteps: [.succeeds(after: .milliseconds(200))],
-                                 maxAttempts: 3, fieldRow: 0)
+    let ready = try runKeypadRig(
+        geometry: .lcd16x2, inputs: [(start + idle, .stop)], verifySteps: [.succeeds(after: .milliseconds(200))],
+        maxAttempts: 3, fieldRow: 0)
     let readyIdle = idleWakeups(ready.source, from: start, to: start + idle)
 
     // A whole flow, then idle: press, a code typed and accepted, the countdown over at 60 s; stop at 130 + 600 s.
@@ -133,8 +134,9 @@ func measureKeypad(codes: Int) throws(HALError) -> KeypadFigures {
     }
     let settled = start + .seconds(130)
     flow.append((settled + idle, .stop))
-    let afterFlow = try runKeypadRig(geometry: .lcd16x2, inputs: flow, verifySteps: [.succeeds(after: .milliseconds(200))],
-                                     maxAttempts: 3, fieldRow: 0)
+    let afterFlow = try runKeypadRig(
+        geometry: .lcd16x2, inputs: flow, verifySteps: [.succeeds(after: .milliseconds(200))],
+        maxAttempts: 3, fieldRow: 0)
     let flowIdle = idleWakeups(afterFlow.source, from: settled, to: settled + idle)
 
     // Key to echo: `codes` codes of 6 digits, 300 ms apart, each rejected (unlimited attempts),
@@ -142,7 +144,8 @@ func measureKeypad(codes: Int) throws(HALError) -> KeypadFigures {
     var echo: [(geometry: String, first: [Int64], typing: [Int64], firstLine: [Int64])] = []
     var violations = ready.violations + afterFlow.violations
     for (geometry, fieldRow) in [(LCDGeometry.lcd16x2, 0), (.lcd20x4, 3)] {
-        var inputs: [(time: Instant, input: LoopInput)] = ButtonScript.inputs(ButtonScript.press(at: start + .seconds(1), holdFor: .milliseconds(200)))
+        var inputs: [(time: Instant, input: LoopInput)] = ButtonScript.inputs(
+            ButtonScript.press(at: start + .seconds(1), holdFor: .milliseconds(200)))
         var presses: [Instant] = []
         var at = start + .seconds(2)
         for code in 0..<codes {
@@ -157,10 +160,12 @@ func measureKeypad(codes: Int) throws(HALError) -> KeypadFigures {
             at = keyTime + .seconds(1)
         }
         inputs.append((at + .seconds(1), .stop))
-        let run = try runKeypadRig(geometry: geometry, inputs: inputs, verifySteps: [.init(after: .milliseconds(200), .exited(code: 1))],
-                                   maxAttempts: nil, fieldRow: fieldRow)
+        let run = try runKeypadRig(
+            geometry: geometry, inputs: inputs, verifySteps: [.init(after: .milliseconds(200), .exited(code: 1))],
+            maxAttempts: nil, fieldRow: fieldRow)
         precondition(run.echoes.count == presses.count, "bench: \(presses.count) digits typed, \(run.echoes.count) echoes seen on \(geometry.name)")
-        precondition(run.lines.count == presses.count, "bench: \(presses.count) digits typed, \(run.lines.count) field lines seen on \(geometry.name)")
+        precondition(
+            run.lines.count == presses.count, "bench: \(presses.count) digits typed, \(run.lines.count) field lines seen on \(geometry.name)")
         let latencies = zip(presses, run.echoes).map { ($1 - $0).nanoseconds }
         let first = latencies.enumerated().filter { $0.offset % 6 == 0 }.map(\.element)
         let typing = latencies.enumerated().filter { $0.offset % 6 != 0 }.map(\.element)

@@ -110,7 +110,8 @@ final class WireModelBus: I2CBus {
 
 /// NN of "Resend (NN)", else nil.
 func countdownSeconds(_ label: String) -> Int? {
-    let prefix = "Resend (", suffix = ")"
+    let prefix = "Resend ("
+    let suffix = ")"
     guard label.hasPrefix(prefix), label.hasSuffix(suffix) else { return nil }
     return Int(label.dropFirst(prefix.count).dropLast(suffix.count))
 }
@@ -239,7 +240,10 @@ struct LatencyFigures {
 }
 
 func measureLatency(rig: inout RealTimeRig, presses: Int) throws(HALError) -> LatencyFigures {
-    var written: [Int64] = [], glass: [Int64] = [], wake: [Int64] = [], wire: [Int64] = []
+    var written: [Int64] = []
+    var glass: [Int64] = []
+    var wake: [Int64] = []
+    var wire: [Int64] = []
     let began = rig.clock.now()
     for _ in 0..<presses {
         let seen = rig.bus.labelChanges.count
@@ -307,7 +311,8 @@ func measureCountdown(rig: inout RealTimeRig, durationSeconds: Int) throws(HALEr
         if secondsLeft == 0 { break }
     }
     if errors.count != durationSeconds { fail("expected \(durationSeconds) label changes after the press, saw \(errors.count)") }
-    let from = results.instants[0], to = results.instants[1]
+    let from = results.instants[0]
+    let to = results.instants[1]
     let busWrites = rig.bus.writeStarts.filter { $0 >= from && $0 <= to }.count
     return CountdownFigures(
         durationSeconds: durationSeconds, errors: errors, glassErrors: glassErrors, contextSwitches: results.values[1] - results.values[0],

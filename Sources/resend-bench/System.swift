@@ -44,10 +44,12 @@ struct Thread {
     init(_ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
         var handle = pthread_t()
-        let result = pthread_create(&handle, nil, { raw in
-            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, box)
+        let result = pthread_create(
+            &handle, nil,
+            { raw in
+                Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
+                return nil
+            }, box)
         if result != 0 { fail("pthread_create failed: \(result)") }
         self.handle = handle
     }

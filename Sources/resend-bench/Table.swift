@@ -41,21 +41,27 @@ struct Table {
             func frameRow(_ name: String, _ frames: [FrameOnWire], issue: String? = nil, theirs: String = Theirs.none) {
                 let ours = describeRange(frames) { $0.ours } + (frames.count > 1 ? " (x\(frames.count))" : "")
                 let floor = "floor " + describeRange(frames) { $0.floor }
-                add("\(bus): \(name)", ours, target: floor + (issue.map { "; issue: " + $0 } ?? ""),
+                add(
+                    "\(bus): \(name)", ours, target: floor + (issue.map { "; issue: " + $0 } ?? ""),
                     met: frames.allSatisfy { $0.ours == $0.floor }, theirs: theirs)
             }
-            add("\(bus): LCD init (datasheet 4-bit dance)", figures.initialization.ours.text,
+            add(
+                "\(bus): LCD init (datasheet 4-bit dance)", figures.initialization.ours.text,
                 target: floorText(figures.initialization.floor), met: figures.initialization.ours == figures.initialization.floor)
             frameRow("first paint (Verification / Send code)", [figures.firstPaint])
             frameRow("press (Send code -> Resend (60))", [figures.press])
             let smbus = figures.smbusOnly
-            frameRow("tick, one digit changes", figures.oneDigitTicks, issue: smbus ? nil : "1 tx, 9 B before the tAS set-up bytes", theirs: Theirs.tick)
-            frameRow("tick, two digits change", figures.twoDigitTicks, issue: smbus ? nil : "1 tx, 13 B before the tAS set-up bytes", theirs: Theirs.tick)
+            frameRow(
+                "tick, one digit changes", figures.oneDigitTicks, issue: smbus ? nil : "1 tx, 9 B before the tAS set-up bytes", theirs: Theirs.tick)
+            frameRow(
+                "tick, two digits change", figures.twoDigitTicks, issue: smbus ? nil : "1 tx, 13 B before the tAS set-up bytes", theirs: Theirs.tick)
             frameRow("end of countdown (-> Resend)", [figures.ready])
-            add("\(bus): whole 60 s countdown (press frame to Resend)", figures.countdown.ours.text,
+            add(
+                "\(bus): whole 60 s countdown (press frame to Resend)", figures.countdown.ours.text,
                 target: floorText(figures.countdown.floor), met: figures.countdown.ours == figures.countdown.floor)
             let errors = Samples(figures.labelErrors)
-            add("\(bus): label error on the 100 kHz wire model, virtual time (max over \(errors.count) labels; last)",
+            add(
+                "\(bus): label error on the 100 kHz wire model, virtual time (max over \(errors.count) labels; last)",
                 signedMillis(Double(errors.max)) + "; " + signedMillis(Double(figures.labelErrors.last!)),
                 target: "within 2 ms at every label", met: errors.max <= 2_000_000 && errors.min >= -2_000_000,
                 theirs: Theirs.countdownError)
@@ -72,7 +78,8 @@ struct Table {
         add("CPU: accepted press (controller, \(cpu.controllers) per run, \(how))", perOperation(cpu.acceptedPress))
         add("CPU: ignored press during a countdown", perOperation(cpu.ignoredPress))
         add("CPU: advance at a deadline (a tick's new frame)", perOperation(cpu.advanceAtDeadline))
-        add("CPU: render a countdown frame (codes -> driver -> backpack -> null bus, \(cpu.renders) per run)",
+        add(
+            "CPU: render a countdown frame (codes -> driver -> backpack -> null bus, \(cpu.renders) per run)",
             perOperation(cpu.render))
         add("CPU: LCDDisplay.show (text -> ROM -> driver -> null bus)", perOperation(cpu.show))
     }
@@ -87,17 +94,23 @@ struct Table {
                 + " / + \(millis(TimeSpan(nanoseconds: samples.percentile(99) - window)))"
         }
         func under2ms(_ samples: Samples) -> String {
-            let median = samples.median - window < 2_000_000, p99 = samples.percentile(99) - window < 2_000_000
+            let median = samples.median - window < 2_000_000
+            let p99 = samples.percentile(99) - window < 2_000_000
             return median == p99 ? (median ? "yes" : "NO") : "median \(median ? "yes" : "NO"), p99 \(p99 ? "yes" : "NO")"
         }
         let n = latency.presses
-        add("press -> first label cell on the glass, median / p99 = window + ours (\(n) presses)", split(latency.toGlass),
+        add(
+            "press -> first label cell on the glass, median / p99 = window + ours (\(n) presses)", split(latency.toGlass),
             target: "debounce + under 2 ms", metText: under2ms(latency.toGlass), theirs: Theirs.latency + " (first LCD change)")
-        add("press -> label transaction written, median / p99 = window + ours", split(latency.toWritten),
+        add(
+            "press -> label transaction written, median / p99 = window + ours", split(latency.toWritten),
             target: "debounce + under 2 ms", metText: under2ms(latency.toWritten), theirs: Theirs.latency)
-        add("  ours, part 1: window end -> write starts (timerfd wake-up + our code), median / p99",
-            "\(millis(TimeSpan(nanoseconds: latency.wakeAndCompute.median), 3)) / \(millis(TimeSpan(nanoseconds: latency.wakeAndCompute.percentile(99)), 3))")
-        add("  ours, part 2: the label transaction on the 100 kHz wire (49 B), median / p99",
+        add(
+            "  ours, part 1: window end -> write starts (timerfd wake-up + our code), median / p99",
+            "\(millis(TimeSpan(nanoseconds: latency.wakeAndCompute.median), 3)) / \(millis(TimeSpan(nanoseconds: latency.wakeAndCompute.percentile(99)), 3))"
+        )
+        add(
+            "  ours, part 2: the label transaction on the 100 kHz wire (49 B), median / p99",
             "\(millis(TimeSpan(nanoseconds: latency.onWire.median), 3)) / \(millis(TimeSpan(nanoseconds: latency.onWire.percentile(99)), 3))")
     }
 
@@ -107,10 +120,12 @@ struct Table {
 
     mutating func addKeypad(_ keypad: KeypadFigures) {
         func deadlineText(_ deadline: Instant?) -> String { deadline == nil ? "none" : "at \(deadline!.nanoseconds) ns" }
-        add("keypad: loop wake-ups in 10 min idle, ready screen (virtual time; the idle wait's deadline)",
+        add(
+            "keypad: loop wake-ups in 10 min idle, ready screen (virtual time; the idle wait's deadline)",
             "\(keypad.idleReadyWakeups) (deadline \(deadlineText(keypad.idleReadyDeadline)))", target: "0",
             met: keypad.idleReadyWakeups == 0 && keypad.idleReadyDeadline == nil)
-        add("keypad: loop wake-ups in 10 min idle after a code was accepted and the countdown ended",
+        add(
+            "keypad: loop wake-ups in 10 min idle after a code was accepted and the countdown ended",
             "\(keypad.idleAfterFlowWakeups) (deadline \(deadlineText(keypad.idleAfterFlowDeadline)))", target: "0",
             met: keypad.idleAfterFlowWakeups == 0 && keypad.idleAfterFlowDeadline == nil)
         let window = keypad.window.nanoseconds
@@ -121,17 +136,20 @@ struct Table {
             }
             for (what, values) in [("2nd-6th digit", typing), ("1st digit after a message (the line is redrawn)", first)] {
                 let samples = Samples(values)
-                add("keypad \(geometry): \(what) key -> its * on the glass, 100 kHz wire model, virtual time, median / max (\(samples.count) keys)",
+                add(
+                    "keypad \(geometry): \(what) key -> its * on the glass, 100 kHz wire model, virtual time, median / max (\(samples.count) keys)",
                     ours(samples), target: "debounce + 2 ms", met: samples.max - window <= 2_000_000)
             }
             let lines = Samples(firstLine)
-            add("keypad \(geometry): 1st digit after a message key -> the whole field line (\"Code: *\") on the glass, same run, median / max (\(lines.count) keys)",
+            add(
+                "keypad \(geometry): 1st digit after a message key -> the whole field line (\"Code: *\") on the glass, same run, median / max (\(lines.count) keys)",
                 ours(lines))
         }
     }
 
     mutating func addIdle(_ idle: IdleFigures) {
-        add("voluntary context switches of the loop thread, \(idle.seconds) s idle", "\(idle.contextSwitches)",
+        add(
+            "voluntary context switches of the loop thread, \(idle.seconds) s idle", "\(idle.contextSwitches)",
             target: "1 or fewer", met: idle.contextSwitches <= 1, theirs: Theirs.idleSwitches + " (10 s)")
     }
 
@@ -142,7 +160,8 @@ struct Table {
             for (what, values) in [("label written", figures.errors), ("first label cell on glass", figures.glassErrors)] {
                 let errors = Samples(values)
                 let worst = max(errors.max, -errors.min)
-                add("countdown \(figures.durationSeconds) s on real time, \(condition): \(what) - ideal, max / mean (\(errors.count) labels)",
+                add(
+                    "countdown \(figures.durationSeconds) s on real time, \(condition): \(what) - ideal, max / mean (\(errors.count) labels)",
                     signedMillis(Double(errors.max)) + " / " + signedMillis(errors.mean) + " (min " + signedMillis(Double(errors.min)) + ")",
                     target: "within 2 ms at every label", met: worst <= 2_000_000, theirs: Theirs.countdownError)
             }
@@ -154,7 +173,8 @@ struct Table {
         }
         if wakeups {
             let loopWakeups = quiet.contextSwitches - quiet.busWrites
-            add("voluntary context switches of the loop thread, press + \(quiet.durationSeconds) s countdown (idle to idle)",
+            add(
+                "voluntary context switches of the loop thread, press + \(quiet.durationSeconds) s countdown (idle to idle)",
                 "\(quiet.contextSwitches) = \(loopWakeups) waits in poll + \(quiet.busWrites) blocking bus writes",
                 target: "—", theirs: Theirs.none)
         }
@@ -166,12 +186,14 @@ struct Table {
         let limit = 12 * 1_048_576
         if let button {
             let ours = mebibytes(button.peakRSS) + (button.status == 0 ? "" : " (exit \(button.status))")
-            add("peak RSS: static release resend-button simulate --headless --script press@0", ours,
+            add(
+                "peak RSS: static release resend-button simulate --headless --script press@0", ours,
                 target: "12 MiB or less", met: button.status == 0 && button.peakRSS <= limit, theirs: Theirs.peakRSS)
         } else {
             add("peak RSS: static release resend-button simulate --headless", "not run (no --resend-button)")
         }
-        add("peak RSS: the real-time loop process (resend-bench loop-child)", mebibytes(loopChild),
+        add(
+            "peak RSS: the real-time loop process (resend-bench loop-child)", mebibytes(loopChild),
             target: "12 MiB or less", met: loopChild <= limit, theirs: Theirs.peakRSS)
         add("  (floor of the peak RSS method: /bin/true measured the same way)", mebibytes(methodFloor))
         if let binary {

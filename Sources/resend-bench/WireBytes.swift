@@ -50,7 +50,9 @@ enum WireFloor {
     /// address would also cost two RS changes). And the fewest RS changes for them, from `dataBefore` (RS of the last byte on the wire): the
     /// run reached free first (its data needs RS high), then per addressed run an instruction (RS
     /// low) and its data (RS high).
-    static func lcdBytes(before: [String], after: [String], addressCounter: Int, dataBefore: Bool, address: (Int, Int) -> Int?) -> (bytes: Int, rsChanges: Int) {
+    static func lcdBytes(before: [String], after: [String], addressCounter: Int, dataBefore: Bool, address: (Int, Int) -> Int?) -> (
+        bytes: Int, rsChanges: Int
+    ) {
         var changed: [Int] = []
         for (row, (old, new)) in zip(before, after).enumerated() {
             for (column, (a, b)) in zip(old, new).enumerated() where a != b {
@@ -159,8 +161,10 @@ struct FrameRecorder: LoopObserver {
         ) { emulator.ddramAddress(row: $0, column: $1) }
         let last = transactions.last!
         let end = last.time + bus.byteTime * Int64(last.bytes.count + WireFloor.addressBytesPerTransaction)
-        frames.append(FrameOnWire(
-            before: screen, after: after, ours: ours, floor: WireFloor.frame(lcdBytes: lcdBytes, rsChanges: rsChanges, smbusOnly: smbusOnly), end: end))
+        frames.append(
+            FrameOnWire(
+                before: screen, after: after, ours: ours, floor: WireFloor.frame(lcdBytes: lcdBytes, rsChanges: rsChanges, smbusOnly: smbusOnly),
+                end: end))
     }
 }
 

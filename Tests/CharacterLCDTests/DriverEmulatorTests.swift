@@ -35,8 +35,9 @@ private func padded(_ text: String, _ width: Int = 16) -> String {
 
 @Suite("HD44780 driver on the emulated LCD")
 struct DriverEmulatorTests {
-    @Test("after init the emulated screen is blank, in 4-bit mode, display on, with no protocol violation",
-          arguments: LCDGeometry.supported)
+    @Test(
+        "after init the emulated screen is blank, in 4-bit mode, display on, with no protocol violation",
+        arguments: LCDGeometry.supported)
     func initLeavesBlankScreen(geometry: LCDGeometry) throws {
         var rig = Rig(geometry)
         try rig.lcd.initialize()

@@ -11,12 +11,13 @@ struct HD44780FocusTests {
         try lcd.render(frame("Wrong code", "Resend (59)"))  // leaves the counter at 0x4B
         trace.clear()
         try lcd.render(frame("Code: *_______", "Resend (58)"), focus: (row: 0, column: 6))
-        #expect(trace.lines == [
-            "I86 D2A"  // the key's cell: set-DDRAM-address 6, '*'
-                + " I80 " + dataBytes("Code:")  // its row from the start; column 5 is a space in both
-                + " I87 " + dataBytes("_______")  // column 6 is already written: jump over it
-                + " IC9 D38",  // then the rest: the label's digit
-        ])
+        #expect(
+            trace.lines == [
+                "I86 D2A"  // the key's cell: set-DDRAM-address 6, '*'
+                    + " I80 " + dataBytes("Code:")  // its row from the start; column 5 is a space in both
+                    + " I87 " + dataBytes("_______")  // column 6 is already written: jump over it
+                    + " IC9 D38"  // then the rest: the label's digit
+            ])
         #expect(lcd.shadowFrame == frame("Code: *_______  ", "Resend (58)     "))
     }
 
@@ -45,12 +46,15 @@ struct HD44780FocusTests {
         trace.clear()
         try lcd.render(frame("Code sent", "Resend (49)", "Enter code", "Code: *_______"), focus: (row: 3, column: 6))
         #expect(trace.lines.first?.hasPrefix("IDA D2A ") == true)  // 0x54 + 6, '*'
-        #expect(lcd.shadowFrame == frame(
-            "Code sent           ", "Resend (49)         ", "Enter code          ", "Code: *_______      "))
+        #expect(
+            lcd.shadowFrame
+                == frame(
+                    "Code sent           ", "Resend (49)         ", "Enter code          ", "Code: *_______      "))
     }
 
-    @Test("with or without a focus the emulated glass ends the same, with no protocol violation",
-          arguments: [(LCDGeometry.lcd16x2, 0, 6), (.lcd16x2, 1, 15), (.lcd20x4, 3, 6), (.lcd20x4, 2, 0), (.lcd20x4, 0, 19)])
+    @Test(
+        "with or without a focus the emulated glass ends the same, with no protocol violation",
+        arguments: [(LCDGeometry.lcd16x2, 0, 6), (.lcd16x2, 1, 15), (.lcd20x4, 3, 6), (.lcd20x4, 2, 0), (.lcd20x4, 0, 19)])
     func sameGlass(geometry: LCDGeometry, row: Int, column: Int) throws {
         let before = ["Wrong, 2 left", "Resend (10)", "Wrong code", "Code: ________"]
         let after = ["Code: *_______", "Resend (09)", "Enter code", "Code: *_______"]

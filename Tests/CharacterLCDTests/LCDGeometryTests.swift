@@ -47,16 +47,20 @@ struct LCDGeometryTests {
 
     @Test(
         "parsing rejects other text",
-        arguments: ["", "16", "x2", "16x", "16x2x", "16 x2", " 16x2", "16x2 ", "16*2", "16x4", "20x2", "0x0",
-                    "-16x2", "+16x2", "1600x2", "16x2\n", "１６x2"])
+        arguments: [
+            "", "16", "x2", "16x", "16x2x", "16 x2", " 16x2", "16x2 ", "16*2", "16x4", "20x2", "0x0",
+            "-16x2", "+16x2", "1600x2", "16x2\n", "１６x2",
+        ])
     func parsingRejects(text: String) {
         #expect(LCDGeometry(parsing: text) == nil)
     }
 
     @Test(
         "only the supported sizes can be made",
-        arguments: [(16, 2, true), (20, 4, true), (8, 1, true), (40, 2, true),
-                    (16, 1, false), (16, 4, false), (20, 2, false), (0, 0, false), (-16, 2, false)])
+        arguments: [
+            (16, 2, true), (20, 4, true), (8, 1, true), (40, 2, true),
+            (16, 1, false), (16, 4, false), (20, 2, false), (0, 0, false), (-16, 2, false),
+        ])
     func sizes(columns: Int, rows: Int, supported: Bool) {
         let geometry = LCDGeometry(columns: columns, rows: rows)
         #expect((geometry != nil) == supported)

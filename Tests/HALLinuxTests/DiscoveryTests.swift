@@ -41,7 +41,8 @@ struct DiscoveryTests {
     func nodeAccess() {
         let dir = TemporaryDirectory()
         dir.write("i2c-1", "")
-        #expect(Discovery.access(path: "\(dir.path)/i2c-9") == DeviceNodeAccess(path: "\(dir.path)/i2c-9", exists: false, accessible: false, group: nil))
+        #expect(
+            Discovery.access(path: "\(dir.path)/i2c-9") == DeviceNodeAccess(path: "\(dir.path)/i2c-9", exists: false, accessible: false, group: nil))
         let node = Discovery.access(path: "\(dir.path)/i2c-1")
         #expect(node.exists)
         #expect(node.accessible == (Glibc.access(node.path, R_OK | W_OK) == 0))
@@ -72,8 +73,9 @@ struct I2CSysfsTests {
         #expect(Discovery.i2cAdapterNumbers(sysfs: sys.path) == [1])
     }
 
-    @Test("the configured clock is the device tree's clock-frequency, a big-endian u32; absent means unknown",
-          arguments: [([UInt8(0x00), 0x01, 0x86, 0xA0], 100_000 as Int?), ([0x00, 0x06, 0x1A, 0x80], 400_000), ([0x00, 0x01], nil)])
+    @Test(
+        "the configured clock is the device tree's clock-frequency, a big-endian u32; absent means unknown",
+        arguments: [([UInt8(0x00), 0x01, 0x86, 0xA0], 100_000 as Int?), ([0x00, 0x06, 0x1A, 0x80], 400_000), ([0x00, 0x01], nil)])
     func clockFrequency(bytes: [UInt8], hz: Int?) {
         let sys = TemporaryDirectory()
         sys.write("bus/i2c/devices/i2c-1/name", "bcm2835 (i2c@7e804000)\n")
@@ -93,7 +95,9 @@ struct I2CSysfsTests {
         sys.write("bus/i2c/devices/1-0027/name", "pcf8574\n")
         _ = symlink("../../../bus/i2c/drivers/pcf857x", "\(sys.path)/bus/i2c/devices/1-0027/driver")
         sys.write("bus/i2c/devices/1-003f/name", "pcf8574\n")
-        #expect(Discovery.i2cClient(bus: 1, address: 0x27, sysfs: sys.path) == I2CClientInfo(sysfsName: "1-0027", deviceName: "pcf8574", driver: "pcf857x"))
+        #expect(
+            Discovery.i2cClient(bus: 1, address: 0x27, sysfs: sys.path)
+                == I2CClientInfo(sysfsName: "1-0027", deviceName: "pcf8574", driver: "pcf857x"))
         #expect(Discovery.i2cClient(bus: 1, address: 0x3F, sysfs: sys.path) == I2CClientInfo(sysfsName: "1-003f", deviceName: "pcf8574", driver: nil))
         #expect(Discovery.i2cClient(bus: 1, address: 0x20, sysfs: sys.path) == nil)
     }

@@ -1,6 +1,7 @@
 import Glibc
 import HAL
 import Testing
+
 @testable import HALLinux
 
 // Codes and markers of include/uapi/linux/input-event-codes.h.
@@ -84,10 +85,12 @@ struct EvdevDroppedEventsTests {
                 + key(keyKP1, 1, at: 5) + key(keyKP1, 0, at: 5) + key(keyKP2, 1, at: 5)  // discarded
                 + report(at: 5)
                 + key(keyKP3, 1, at: 6) + report(at: 6) + key(keyKP3, 0, at: 6, 100) + report(at: 6, 100))
-        #expect(try pad.read() == .keys([
-            KeyEvent(.digit3, .pressed, at: at(6)),
-            KeyEvent(.digit3, .released, at: at(6, 100)),
-        ]))
+        #expect(
+            try pad.read()
+                == .keys([
+                    KeyEvent(.digit3, .pressed, at: at(6)),
+                    KeyEvent(.digit3, .released, at: at(6, 100)),
+                ]))
         #expect(pad.takeNotices() == [.eventsDropped(changes: 0)])
         #expect(pad.keysDown.isEmpty)
     }
@@ -100,10 +103,12 @@ struct EvdevDroppedEventsTests {
         let pad = fake.keypad()
         fake.down = []
         fake.pipe.write(dropped(at: 7) + report(at: 7) + key(keyKP4, 0, at: 7, 300) + report(at: 7, 300))
-        #expect(try pad.read() == .keys([
-            KeyEvent(.digit4, .pressed, at: at(7)),
-            KeyEvent(.digit4, .released, at: at(7, 300)),
-        ]))
+        #expect(
+            try pad.read()
+                == .keys([
+                    KeyEvent(.digit4, .pressed, at: at(7)),
+                    KeyEvent(.digit4, .released, at: at(7, 300)),
+                ]))
         #expect(pad.takeNotices() == [.eventsDropped(changes: 1)])
     }
 
@@ -131,10 +136,12 @@ struct EvdevDroppedEventsTests {
         #expect(try pad.read() == .keys([]))
         #expect(fake.reads == 0, "the keys are read at the report, not before")
         fake.pipe.write(key(keyKP3, 0, at: 2) + report(at: 2, 40))
-        #expect(try pad.read() == .keys([
-            KeyEvent(.star, .released, at: at(2, 40)),
-            KeyEvent(.digit1, .pressed, at: at(2, 40)),
-        ]))
+        #expect(
+            try pad.read()
+                == .keys([
+                    KeyEvent(.star, .released, at: at(2, 40)),
+                    KeyEvent(.digit1, .pressed, at: at(2, 40)),
+                ]))
         #expect(pad.keysDown == [keyKP1])
         #expect(pad.takeNotices() == [.eventsDropped(changes: 2)])
     }
@@ -147,11 +154,13 @@ struct EvdevDroppedEventsTests {
         _ = try pad.read()
         fake.down = []
         fake.pipe.write(dropped(at: 2) + report(at: 2) + key(keyKP3, 1, at: 3) + report(at: 3) + dropped(at: 4) + report(at: 4, 5))
-        #expect(try pad.read() == .keys([
-            KeyEvent(.digit3, .pressed, at: at(3)),
-            KeyEvent(.star, .released, at: at(4, 5)),
-            KeyEvent(.digit3, .released, at: at(4, 5)),
-        ]))
+        #expect(
+            try pad.read()
+                == .keys([
+                    KeyEvent(.digit3, .pressed, at: at(3)),
+                    KeyEvent(.star, .released, at: at(4, 5)),
+                    KeyEvent(.digit3, .released, at: at(4, 5)),
+                ]))
         #expect(fake.reads == 1)
         #expect(pad.takeNotices() == [.eventsDropped(changes: 2)])
     }
@@ -178,10 +187,11 @@ struct EvdevDroppedEventsTests {
         let fake = FakeKeys()
         let pad = fake.keypad()
         fake.down = [keyKP5, keyKPAsterisk]
-        #expect(try pad.synchronize(at: at(10)) == [
-            EvdevKeypad.KeyCode(code: keyKPAsterisk, value: 1, at: at(10)),
-            EvdevKeypad.KeyCode(code: keyKP5, value: 1, at: at(10)),
-        ])
+        #expect(
+            try pad.synchronize(at: at(10)) == [
+                EvdevKeypad.KeyCode(code: keyKPAsterisk, value: 1, at: at(10)),
+                EvdevKeypad.KeyCode(code: keyKP5, value: 1, at: at(10)),
+            ])
         fake.down = [keyKP5]
         #expect(try pad.synchronize(at: at(11)) == [EvdevKeypad.KeyCode(code: keyKPAsterisk, value: 0, at: at(11))])
         #expect(try pad.synchronize(at: at(12)) == [])

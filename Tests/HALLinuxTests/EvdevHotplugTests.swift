@@ -1,6 +1,7 @@
 import Glibc
 import HAL
 import Testing
+
 @testable import HALLinux
 
 /// The kernel's struct input_event on a 64-bit machine (include/uapi/linux/input.h): a timeval,
@@ -82,10 +83,11 @@ struct EvdevHotplugTests {
         fake.press(76, value: 0, seconds: 7)  // up
         fake.press(30, value: 1, seconds: 8)  // KEY_A: not a keypad key
         #expect(isPollReadable(keypad.fileDescriptor))
-        #expect(try keypad.service() == [
-            .key(KeyEvent(.digit5, .pressed, at: Instant(nanoseconds: 5_000_000_000))),
-            .key(KeyEvent(.digit5, .released, at: Instant(nanoseconds: 7_000_000_000))),
-        ])
+        #expect(
+            try keypad.service() == [
+                .key(KeyEvent(.digit5, .pressed, at: Instant(nanoseconds: 5_000_000_000))),
+                .key(KeyEvent(.digit5, .released, at: Instant(nanoseconds: 7_000_000_000))),
+            ])
         #expect(!isPollReadable(keypad.fileDescriptor), "consumed")
     }
 
@@ -262,10 +264,11 @@ struct EvdevHotplugTests {
         _ = try keypad.service()
         fake.keysDown = []
         fake.pipe?.write(inputEventBytes(seconds: 2, type: 0, code: 3, value: 0) + inputEventBytes(seconds: 3, type: 0, code: 0, value: 0))
-        #expect(try keypad.service() == [
-            .key(KeyEvent(.star, .released, at: Instant(nanoseconds: 3_000_000_000))),
-            .inputDevice(.eventsLost(path: fake.path, changes: 1)),
-        ])
+        #expect(
+            try keypad.service() == [
+                .key(KeyEvent(.star, .released, at: Instant(nanoseconds: 3_000_000_000))),
+                .inputDevice(.eventsLost(path: fake.path, changes: 1)),
+            ])
         #expect(keypad.heldKeys.isEmpty)
     }
 
@@ -278,10 +281,11 @@ struct EvdevHotplugTests {
         let failure = HALError(.io, operation: "EVIOCGKEY " + fake.path, errno: EIO)
         fake.keysDownError = failure
         fake.plugIn()
-        #expect(try keypad.service() == [
-            .inputDevice(.online(path: fake.path, name: nil)),
-            .inputDevice(.keysUnreadable(path: fake.path, error: failure)),
-        ])
+        #expect(
+            try keypad.service() == [
+                .inputDevice(.online(path: fake.path, name: nil)),
+                .inputDevice(.keysUnreadable(path: fake.path, error: failure)),
+            ])
         #expect(keypad.isOnline)
     }
 

@@ -1,6 +1,7 @@
 import Glibc
 import HAL
 import Testing
+
 @testable import HALLinux
 
 /// The kernel's struct input_event on a 64-bit machine (include/uapi/linux/input.h): a timeval
@@ -27,19 +28,21 @@ struct EvdevKeypadTests {
         let pad = keypad(on: pipe)
         #expect(try pad.read() == .keys([]), "nothing pending: no blocking")
         pipe.write(
-            inputEvent(seconds: 12, microseconds: 345_678, type: 4, code: 4, value: 0x5d) // EV_MSC MSC_SCAN
-                + inputEvent(seconds: 12, microseconds: 345_678, type: 1, code: 76, value: 1) // KEY_KP5 down
-                + inputEvent(seconds: 12, microseconds: 345_678, type: 0, code: 0, value: 0) // EV_SYN
-                + inputEvent(seconds: 12, microseconds: 600_000, type: 1, code: 76, value: 2) // autorepeat
-                + inputEvent(seconds: 12, microseconds: 700_000, type: 1, code: 76, value: 0) // KEY_KP5 up
-                + inputEvent(seconds: 13, microseconds: 0, type: 1, code: 30, value: 1) // KEY_A: not a keypad key
-                + inputEvent(seconds: 13, microseconds: 1, type: 1, code: 96, value: 1)) // KEY_KPENTER
+            inputEvent(seconds: 12, microseconds: 345_678, type: 4, code: 4, value: 0x5d)  // EV_MSC MSC_SCAN
+                + inputEvent(seconds: 12, microseconds: 345_678, type: 1, code: 76, value: 1)  // KEY_KP5 down
+                + inputEvent(seconds: 12, microseconds: 345_678, type: 0, code: 0, value: 0)  // EV_SYN
+                + inputEvent(seconds: 12, microseconds: 600_000, type: 1, code: 76, value: 2)  // autorepeat
+                + inputEvent(seconds: 12, microseconds: 700_000, type: 1, code: 76, value: 0)  // KEY_KP5 up
+                + inputEvent(seconds: 13, microseconds: 0, type: 1, code: 30, value: 1)  // KEY_A: not a keypad key
+                + inputEvent(seconds: 13, microseconds: 1, type: 1, code: 96, value: 1))  // KEY_KPENTER
         let read = try pad.read()
-        #expect(read == .keys([
-            KeyEvent(.digit5, .pressed, at: Instant(nanoseconds: 12_345_678_000)),
-            KeyEvent(.digit5, .released, at: Instant(nanoseconds: 12_700_000_000)),
-            KeyEvent(.pound, .pressed, at: Instant(nanoseconds: 13_000_001_000)),
-        ]))
+        #expect(
+            read
+                == .keys([
+                    KeyEvent(.digit5, .pressed, at: Instant(nanoseconds: 12_345_678_000)),
+                    KeyEvent(.digit5, .released, at: Instant(nanoseconds: 12_700_000_000)),
+                    KeyEvent(.pound, .pressed, at: Instant(nanoseconds: 13_000_001_000)),
+                ]))
     }
 
     @Test(.enabled(if: MemoryLayout<Int>.size == 8, "the byte layout below is the 64-bit one"))

@@ -1,6 +1,7 @@
 import Glibc
 import HAL
 import Testing
+
 @testable import HALLinux
 
 /// The reason `FileReader.read` gives for `path`, or nil when it read the file.

@@ -1,7 +1,8 @@
 import Glibc
 import HAL
-@testable import HALLinux
 import Testing
+
+@testable import HALLinux
 
 /// The GPIO matrix's lines without a kernel: the requests and reads go through the syscall script
 /// (a scripted request succeeds without a line behind it; the VM tests drive real lines, vm/).
@@ -43,7 +44,10 @@ struct GPIOMatrixTests {
             thrownError { _ = try GPIOMatrixLines(rows: Self.rows, columns: Self.columns) }
         }
         // The holder is asked of the (missing) chip, which fails: "another consumer".
-        #expect(error == HALError(.busy, operation: "request keypad column 2 GPIO16 (line 16 of /dev/gpiochip-missing): held by another consumer", errno: EBUSY))
+        #expect(
+            error
+                == HALError(
+                    .busy, operation: "request keypad column 2 GPIO16 (line 16 of /dev/gpiochip-missing): held by another consumer", errno: EBUSY))
     }
 
     @Test func aRowThatCannotBeSetIsNamed() {

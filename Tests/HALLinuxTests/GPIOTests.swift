@@ -1,7 +1,8 @@
 import Glibc
 import HAL
-@testable import HALLinux
 import Testing
+
+@testable import HALLinux
 
 @Suite("GPIO through libgpiod")
 struct GPIOTests {
@@ -10,10 +11,12 @@ struct GPIOTests {
     }
 
     static let chips = [
-        GPIOChipInfo(path: "/dev/gpiochip0", name: "gpiochip0", label: "pinctrl-bcm2711",
-                     lines: [line(0, "ID_SDA"), line(17, "GPIO17"), line(18, "GPIO18")]),
-        GPIOChipInfo(path: "/dev/gpiochip1", name: "gpiochip1", label: "raspberrypi-exp-gpio",
-                     lines: [line(0, "BT_ON"), line(1, nil)]),
+        GPIOChipInfo(
+            path: "/dev/gpiochip0", name: "gpiochip0", label: "pinctrl-bcm2711",
+            lines: [line(0, "ID_SDA"), line(17, "GPIO17"), line(18, "GPIO18")]),
+        GPIOChipInfo(
+            path: "/dev/gpiochip1", name: "gpiochip1", label: "raspberrypi-exp-gpio",
+            lines: [line(0, "BT_ON"), line(1, nil)]),
     ]
 
     @Test("a line is found by name on its chip")
@@ -25,7 +28,13 @@ struct GPIOTests {
     @Test("a line name that does not exist lists the chips searched")
     func notFoundListsChips() {
         let error = thrownError { _ = try findLine(named: "GPIO99", in: Self.chips) }
-        #expect(error == HALError(.notFound, operation: "find GPIO line \"GPIO99\": searched gpiochip0 [pinctrl-bcm2711] (3 lines), gpiochip1 [raspberrypi-exp-gpio] (2 lines)", errno: ENOENT))
+        #expect(
+            error
+                == HALError(
+                    .notFound,
+                    operation:
+                        "find GPIO line \"GPIO99\": searched gpiochip0 [pinctrl-bcm2711] (3 lines), gpiochip1 [raspberrypi-exp-gpio] (2 lines)",
+                    errno: ENOENT))
     }
 
     @Test("with no GPIO chips at all the error says so")
@@ -50,14 +59,16 @@ struct GPIOTests {
         #expect(error?.operation.contains("could not read open \(dir.path)/gpiochip0") == true)
     }
 
-    @Test("kernel sequence gaps count as dropped events", arguments: [
-        (UInt64(0), UInt64(1), UInt64(0)),
-        (1, 2, 0),
-        (1, 5, 3),
-        (7, 9, 1),
-        (0, 0, 0),  // v1: no sequence numbers
-        (4, 4, 0),
-    ])
+    @Test(
+        "kernel sequence gaps count as dropped events",
+        arguments: [
+            (UInt64(0), UInt64(1), UInt64(0)),
+            (1, 2, 0),
+            (1, 5, 3),
+            (7, 9, 1),
+            (0, 0, 0),  // v1: no sequence numbers
+            (4, 4, 0),
+        ])
     func droppedEvents(previous: UInt64, next: UInt64, dropped: UInt64) {
         #expect(GPIOButton.droppedEvents(after: previous, next: next) == dropped)
     }
@@ -102,6 +113,7 @@ struct GPIOTests {
         let (error, _) = Syscall.withInjectedErrors([EBUSY]) {
             thrownError { _ = try GPIOButton(line: line) }
         }
-        #expect(error == HALError(.busy, operation: "request button GPIO17 (line 17 of /dev/gpiochip-missing): held by another consumer", errno: EBUSY))
+        #expect(
+            error == HALError(.busy, operation: "request button GPIO17 (line 17 of /dev/gpiochip-missing): held by another consumer", errno: EBUSY))
     }
 }

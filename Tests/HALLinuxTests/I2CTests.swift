@@ -1,20 +1,23 @@
 import Glibc
 import HAL
-@testable import HALLinux
 import Testing
+
+@testable import HALLinux
 
 @Suite("I2C through i2c-dev")
 struct I2CTests {
     static let address = I2CAddress(0x27)!
 
-    @Test("the adapter's I2C_FUNCS choose batched writes or one SMBus send-byte per byte", arguments: [
-        (I2CFunctionality([.plainI2C, .smbusQuick, .smbusReadByte, .smbusWriteByte]), I2CWriteStrategy?.some(.batchedWrite)),
-        (I2CFunctionality([.plainI2C]), .some(.batchedWrite)),
-        (I2CFunctionality([.smbusQuick, .smbusReadByte, .smbusWriteByte]), .some(.smbusSendBytePerByte)),
-        (I2CFunctionality([.smbusWriteByte]), .some(.smbusSendBytePerByte)),
-        (I2CFunctionality([.smbusQuick, .smbusReadByte]), nil),
-        (I2CFunctionality([]), nil),
-    ])
+    @Test(
+        "the adapter's I2C_FUNCS choose batched writes or one SMBus send-byte per byte",
+        arguments: [
+            (I2CFunctionality([.plainI2C, .smbusQuick, .smbusReadByte, .smbusWriteByte]), I2CWriteStrategy?.some(.batchedWrite)),
+            (I2CFunctionality([.plainI2C]), .some(.batchedWrite)),
+            (I2CFunctionality([.smbusQuick, .smbusReadByte, .smbusWriteByte]), .some(.smbusSendBytePerByte)),
+            (I2CFunctionality([.smbusWriteByte]), .some(.smbusSendBytePerByte)),
+            (I2CFunctionality([.smbusQuick, .smbusReadByte]), nil),
+            (I2CFunctionality([]), nil),
+        ])
     func writeStrategy(functionality: I2CFunctionality, expected: I2CWriteStrategy?) {
         #expect(functionality.writeStrategy == expected)
     }
@@ -27,12 +30,14 @@ struct I2CTests {
         #expect(I2CFunctionality(rawValue: 0x0001_0000).probeMethod == .smbusQuickWrite)
     }
 
-    @Test("probing prefers SMBus receive byte, then quick, then a plain read", arguments: [
-        (I2CFunctionality([.plainI2C, .smbusQuick, .smbusReadByte]), I2CProbeMethod?.some(.smbusReadByte)),
-        (I2CFunctionality([.plainI2C, .smbusQuick]), .some(.smbusQuickWrite)),
-        (I2CFunctionality([.plainI2C]), .some(.plainRead)),
-        (I2CFunctionality([.smbusWriteByte]), nil),
-    ])
+    @Test(
+        "probing prefers SMBus receive byte, then quick, then a plain read",
+        arguments: [
+            (I2CFunctionality([.plainI2C, .smbusQuick, .smbusReadByte]), I2CProbeMethod?.some(.smbusReadByte)),
+            (I2CFunctionality([.plainI2C, .smbusQuick]), .some(.smbusQuickWrite)),
+            (I2CFunctionality([.plainI2C]), .some(.plainRead)),
+            (I2CFunctionality([.smbusWriteByte]), nil),
+        ])
     func probeMethod(functionality: I2CFunctionality, expected: I2CProbeMethod?) {
         #expect(functionality.probeMethod == expected)
     }
@@ -114,14 +119,16 @@ struct I2CTests {
         #expect(error?.kind == .io)
     }
 
-    @Test("probe answers true, false for no device, and throws other faults", arguments: [
-        (Syscall.Outcome.succeed(0xFF), Bool?.some(true)),
-        (.fail(ENXIO), .some(false)),
-        (.fail(EREMOTEIO), .some(false)),
-        (.fail(ENODEV), .some(false)),  // i2c-stub's answer for an absent address
-        (.fail(EIO), nil),
-        (.fail(ETIMEDOUT), nil),
-    ])
+    @Test(
+        "probe answers true, false for no device, and throws other faults",
+        arguments: [
+            (Syscall.Outcome.succeed(0xFF), Bool?.some(true)),
+            (.fail(ENXIO), .some(false)),
+            (.fail(EREMOTEIO), .some(false)),
+            (.fail(ENODEV), .some(false)),  // i2c-stub's answer for an absent address
+            (.fail(EIO), nil),
+            (.fail(ETIMEDOUT), nil),
+        ])
     func probe(outcome: Syscall.Outcome, expected: Bool?) throws {
         var bus = try nullBus([.smbusQuick, .smbusReadByte, .smbusWriteByte])
         var answer: Bool?
@@ -143,13 +150,15 @@ struct AddressProbeTests {
         #expect(bus.probed == Array(0x20...0x27) + Array(0x38...0x3F))
     }
 
-    @Test("zero, one and two responders", arguments: [
-        ([UInt8](), ProbeResult.none),
-        ([0x27], .single(I2CAddress(0x27)!)),
-        ([0x3F], .single(I2CAddress(0x3F)!)),
-        ([0x3F, 0x27], .several([I2CAddress(0x27)!, I2CAddress(0x3F)!])),
-        ([0x50, 0x27], .single(I2CAddress(0x27)!)),
-    ])
+    @Test(
+        "zero, one and two responders",
+        arguments: [
+            ([UInt8](), ProbeResult.none),
+            ([0x27], .single(I2CAddress(0x27)!)),
+            ([0x3F], .single(I2CAddress(0x3F)!)),
+            ([0x3F, 0x27], .several([I2CAddress(0x27)!, I2CAddress(0x3F)!])),
+            ([0x50, 0x27], .single(I2CAddress(0x27)!)),
+        ])
     func responders(responders: [UInt8], expected: ProbeResult) throws {
         var bus = FakeProbeBus(responders: Set(responders))
         #expect(try probeBackpackAddress(on: &bus) == expected)

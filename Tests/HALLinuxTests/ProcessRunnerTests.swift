@@ -78,9 +78,11 @@ struct ProcessRunnerTests {
         #expect(text(outcome.output) == "")
     }
 
-    @Test("a command that is not found fails at once with the reason", arguments: [
-        "/nonexistent/send-sms", "resend-button-no-such-command",
-    ])
+    @Test(
+        "a command that is not found fails at once with the reason",
+        arguments: [
+            "/nonexistent/send-sms", "resend-button-no-such-command",
+        ])
     func notFound(program: String) throws {
         let (outcome, immediate) = try runOnce([program, "+15550100"])
         #expect(immediate)
@@ -126,13 +128,16 @@ struct ProcessRunnerTests {
         // The grandchild ignores SIGTERM before the command exits (it says so through a file).
         let directory = TemporaryDirectory()
         let ready = directory.path + "/ready"
-        let script = "sh -c 'trap \"\" TERM; echo $$ > \(ready).tmp; mv \(ready).tmp \(ready); exec sleep 1000' & "
+        let script =
+            "sh -c 'trap \"\" TERM; echo $$ > \(ready).tmp; mv \(ready).tmp \(ready); exec sleep 1000' & "
             + "while [ ! -e \(ready) ]; do sleep 0.01; done; cat \(ready)"
         let runner = try ProcessRunner(.init(arguments: ["sh", "-c", script], timeout: .seconds(10), killGrace: .milliseconds(300)))
         var source = try LinuxEventSource(button: nil)
         _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
         let clock = SystemClock()
-        #expect(runner.start(SendRequest(sequence: 1, attempt: 1, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0)), now: clock.now()) == nil)
+        #expect(
+            runner.start(SendRequest(sequence: 1, attempt: 1, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0)), now: clock.now())
+                == nil)
         var outcome: CommandOutcome?
         while outcome == nil {
             for case .commandFinished(.send, let finished) in try source.wait(until: clock.now() + .seconds(5)) { outcome = finished }
@@ -151,13 +156,16 @@ struct ProcessRunnerTests {
     @Test("terminateAll ends a running command and its group: SIGTERM, then SIGKILL after the grace period")
     func terminateAll() throws {
         let directory = TemporaryDirectory()
-        let script = "echo $$ > \(directory.path)/leader.tmp; mv \(directory.path)/leader.tmp \(directory.path)/leader; "
+        let script =
+            "echo $$ > \(directory.path)/leader.tmp; mv \(directory.path)/leader.tmp \(directory.path)/leader; "
             + "sh -c 'trap \"\" TERM; echo $$ > \(directory.path)/child.tmp; mv \(directory.path)/child.tmp \(directory.path)/child; exec sleep 1000' & sleep 1000"
         let runner = try ProcessRunner(.init(arguments: ["sh", "-c", script], timeout: .seconds(60), killGrace: .milliseconds(300)))
         var source = try LinuxEventSource(button: nil)
         _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
         let clock = SystemClock()
-        #expect(runner.start(SendRequest(sequence: 1, attempt: 1, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0)), now: clock.now()) == nil)
+        #expect(
+            runner.start(SendRequest(sequence: 1, attempt: 1, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0)), now: clock.now())
+                == nil)
         let leader = try #require(pidWritten(in: directory.path + "/leader", within: 2))
         let grandchild = try #require(pidWritten(in: directory.path + "/child", within: 2))
         let started = clock.now()
@@ -199,12 +207,14 @@ struct ProcessRunnerTests {
         #expect(finished.map(\.1) == ["1\n", "3\n"])
     }
 
-    @Test("wall times format as ISO 8601 UTC with milliseconds", arguments: [
-        (Int64(0), "1970-01-01T00:00:00.000Z"),
-        (Int64(1_718_022_896_789), "2024-06-10T12:34:56.789Z"),
-        (Int64(951_782_400_005), "2000-02-29T00:00:00.005Z"),
-        (Int64(-1), "1969-12-31T23:59:59.999Z"),
-    ])
+    @Test(
+        "wall times format as ISO 8601 UTC with milliseconds",
+        arguments: [
+            (Int64(0), "1970-01-01T00:00:00.000Z"),
+            (Int64(1_718_022_896_789), "2024-06-10T12:34:56.789Z"),
+            (Int64(951_782_400_005), "2000-02-29T00:00:00.005Z"),
+            (Int64(-1), "1969-12-31T23:59:59.999Z"),
+        ])
     func isoFormat(milliseconds: Int64, expected: String) {
         #expect(iso8601(WallTime(millisecondsSinceEpoch: milliseconds)) == expected)
     }

@@ -1,6 +1,7 @@
 import Glibc
 import HAL
 import Testing
+
 @testable import HALLinux
 
 @Suite("the state file")
@@ -56,9 +57,11 @@ struct StateFileTests {
         #expect(try StateFile(path: directory.path + "/state.json.corrupt-2").read() == Array("garbage 2".utf8))
     }
 
-    @Test("the directory synced after a rename is the file's own", arguments: [
-        ("/var/lib/resend-button/state.json", "/var/lib/resend-button"), ("state.json", "."), ("/state.json", "/"),
-    ])
+    @Test(
+        "the directory synced after a rename is the file's own",
+        arguments: [
+            ("/var/lib/resend-button/state.json", "/var/lib/resend-button"), ("state.json", "."), ("/state.json", "/"),
+        ])
     func directoryOfPath(path: String, directory: String) {
         #expect(StateFile(path: path).directory == directory)
     }
@@ -88,8 +91,9 @@ struct StateFileTests {
         #expect(directory.names == names, "no temporary file or corrupt copy left")
     }
 
-    @Test("a device node as the state file (a mknod copy of /dev/null) is never read, moved aside or replaced",
-          .enabled(if: getuid() == 0, "mknod needs root"))
+    @Test(
+        "a device node as the state file (a mknod copy of /dev/null) is never read, moved aside or replaced",
+        .enabled(if: getuid() == 0, "mknod needs root"))
     func deviceNode() throws {
         let directory = TemporaryDirectory()
         let node = try #require(directory.deviceNode("null"))
@@ -102,8 +106,9 @@ struct StateFileTests {
         directory.write("elsewhere", "not the state\n")
         checkLeftAlone(directory.fifo("fifo"), in: directory, reason: "is a FIFO (named pipe), not a regular file")
         checkLeftAlone(directory.directory("dir"), in: directory, reason: "is a directory, not a regular file")
-        checkLeftAlone(directory.symlink("link", to: directory.path + "/elsewhere"), in: directory,
-                       reason: "is a symbolic link (not followed: name the file itself)")
+        checkLeftAlone(
+            directory.symlink("link", to: directory.path + "/elsewhere"), in: directory,
+            reason: "is a symbolic link (not followed: name the file itself)")
         #expect(contents(directory.path + "/elsewhere") == "not the state\n")
     }
 
@@ -116,8 +121,10 @@ struct StateFileTests {
         let before = (identity(victim), identity(link))
         var file = StateFile(path: directory.path + "/state.json")
         let error = thrownError { try file.write(Array("{\"version\": 1}".utf8)) }
-        #expect(error == HALError(
-            .invalidArgument, operation: "create \(link): it exists and is a symbolic link; left alone (remove it by hand)", errno: EEXIST))
+        #expect(
+            error
+                == HALError(
+                    .invalidArgument, operation: "create \(link): it exists and is a symbolic link; left alone (remove it by hand)", errno: EEXIST))
         #expect(contents(victim) == "precious\n")
         #expect((identity(victim), identity(link)) == before)
         #expect(directory.names == ["state.json.tmp", "victim"])
@@ -145,7 +152,9 @@ struct StateFileTests {
         #expect(identity(dangling).hasSuffix("link=\(directory.path)/nowhere"))
     }
 
-    @Test("a state file larger than 64 KiB is not read: an error naming the limit, which marks it unreadable content (moved aside like a corrupt state)")
+    @Test(
+        "a state file larger than 64 KiB is not read: an error naming the limit, which marks it unreadable content (moved aside like a corrupt state)"
+    )
     func oversized() throws {
         let directory = TemporaryDirectory()
         let big = directory.sparseFile("state.json", size: StateFile.maximumSize + 1)

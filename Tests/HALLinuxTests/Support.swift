@@ -1,6 +1,7 @@
 import Glibc
 import HAL
 import Testing
+
 @testable import HALLinux
 
 /// Runs `body` and returns the HALError it threw, or nil when it returned normally.

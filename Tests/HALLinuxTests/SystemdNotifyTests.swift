@@ -68,13 +68,15 @@ private func isReadable(_ fd: Int32) -> Bool {
 
 @Suite("the systemd notification protocol")
 struct SystemdNotifyTests {
-    @Test("each notification arrives as one datagram at a socket file", arguments: [
-        ("ready", "READY=1"),
-        ("watchdog", "WATCHDOG=1"),
-        ("stopping", "STOPPING=1"),
-        ("status", "STATUS=Resend (59)"),
-        ("ready with status", "READY=1\nSTATUS=LCD 16x2 at 0x27"),
-    ])
+    @Test(
+        "each notification arrives as one datagram at a socket file",
+        arguments: [
+            ("ready", "READY=1"),
+            ("watchdog", "WATCHDOG=1"),
+            ("stopping", "STOPPING=1"),
+            ("status", "STATUS=Resend (59)"),
+            ("ready with status", "READY=1\nSTATUS=LCD 16x2 at 0x27"),
+        ])
     func notificationsAtPath(call: String, expected: String) throws {
         let listener = NotifySocketListener()
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.environmentValue])
@@ -102,9 +104,11 @@ struct SystemdNotifyTests {
         #expect(listener.received() == ["STATUS=display offline retrying soon"])
     }
 
-    @Test("without NOTIFY_SOCKET every call is a no-op that makes no system call", arguments: [
-        [:], ["NOTIFY_SOCKET": ""], ["WATCHDOG_USEC": "30000000"],
-    ])
+    @Test(
+        "without NOTIFY_SOCKET every call is a no-op that makes no system call",
+        arguments: [
+            [:], ["NOTIFY_SOCKET": ""], ["WATCHDOG_USEC": "30000000"],
+        ])
     func unsetIsNoOp(environment: [String: String]) throws {
         let notifier = SystemdNotifier(environment: environment)
         #expect(!notifier.isEnabled)
@@ -165,11 +169,13 @@ struct SystemdNotifyTests {
         #expect(error?.operation == "send to NOTIFY_SOCKET \(path)")
     }
 
-    @Test("errors from the seam are classified: socket(), then sendto()", arguments: [
-        ([Syscall.Outcome.fail(EMFILE)], HALError.Kind.io, "socket(AF_UNIX, SOCK_DGRAM) for NOTIFY_SOCKET"),
-        ([.passThrough, .fail(EACCES)], .permission, "send to NOTIFY_SOCKET @resend-button-seam"),
-        ([.passThrough, .fail(EAGAIN)], .io, "send to NOTIFY_SOCKET @resend-button-seam"),
-    ])
+    @Test(
+        "errors from the seam are classified: socket(), then sendto()",
+        arguments: [
+            ([Syscall.Outcome.fail(EMFILE)], HALError.Kind.io, "socket(AF_UNIX, SOCK_DGRAM) for NOTIFY_SOCKET"),
+            ([.passThrough, .fail(EACCES)], .permission, "send to NOTIFY_SOCKET @resend-button-seam"),
+            ([.passThrough, .fail(EAGAIN)], .io, "send to NOTIFY_SOCKET @resend-button-seam"),
+        ])
     func seamErrors(outcomes: [Syscall.Outcome], kind: HALError.Kind, operation: String) {
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": "@resend-button-seam"])
         var unused = -1
@@ -192,19 +198,21 @@ struct SystemdNotifyTests {
         #expect(listener.received().isEmpty)
     }
 
-    @Test("WATCHDOG_USEC and WATCHDOG_PID give the watchdog interval and half of it for pings", arguments: [
-        (["WATCHDOG_USEC": "30000000"], TimeSpan?.some(.seconds(30))),
-        (["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "4242"], .seconds(30)),
-        (["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "4243"], nil),
-        (["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "x"], nil),
-        (["WATCHDOG_USEC": "1500"], .microseconds(1500)),
-        (["WATCHDOG_USEC": "0"], nil),
-        (["WATCHDOG_USEC": "-5"], nil),
-        (["WATCHDOG_USEC": "30s"], nil),
-        (["WATCHDOG_USEC": ""], nil),
-        (["WATCHDOG_PID": "4242"], nil),
-        ([:], nil),
-    ])
+    @Test(
+        "WATCHDOG_USEC and WATCHDOG_PID give the watchdog interval and half of it for pings",
+        arguments: [
+            (["WATCHDOG_USEC": "30000000"], TimeSpan?.some(.seconds(30))),
+            (["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "4242"], .seconds(30)),
+            (["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "4243"], nil),
+            (["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "x"], nil),
+            (["WATCHDOG_USEC": "1500"], .microseconds(1500)),
+            (["WATCHDOG_USEC": "0"], nil),
+            (["WATCHDOG_USEC": "-5"], nil),
+            (["WATCHDOG_USEC": "30s"], nil),
+            (["WATCHDOG_USEC": ""], nil),
+            (["WATCHDOG_PID": "4242"], nil),
+            ([:], nil),
+        ])
     func watchdogInterval(environment: [String: String], interval: TimeSpan?) {
         let notifier = SystemdNotifier(environment: environment, processID: 4242)
         #expect(notifier.watchdogInterval == interval)

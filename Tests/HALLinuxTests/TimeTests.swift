@@ -23,9 +23,11 @@ struct TimeTests {
         #expect(clock.now() - start >= span)
     }
 
-    @Test("the keypad's settle wait lasts at least its span, spun (10 us) or slept (past the spin limit)", arguments: [
-        TimeSpan.microseconds(1), .microseconds(10), SpinDelay.spinLimit, SpinDelay.spinLimit + .microseconds(1),
-    ])
+    @Test(
+        "the keypad's settle wait lasts at least its span, spun (10 us) or slept (past the spin limit)",
+        arguments: [
+            TimeSpan.microseconds(1), .microseconds(10), SpinDelay.spinLimit, SpinDelay.spinLimit + .microseconds(1),
+        ])
     func spinDelayLastsItsSpan(span: TimeSpan) {
         let clock = SystemClock()
         var delay = SpinDelay()

@@ -6,10 +6,14 @@ import Testing
 /// Runs one check through a real `ProcessRunner` (purpose verify) registered with a real
 /// `LinuxEventSource`, as the event loop does; `input` is what `CommandService` writes (the code
 /// and a new line). Returns the outcome and the input buffer after `start` (it must be zeros).
-private func verifyOnce(_ arguments: [String], input: String, timeout: TimeSpan = .seconds(10),
-                        environment: [String: String] = [:]) throws -> (outcome: CommandOutcome, inputAfter: [UInt8]) {
-    let runner = try ProcessRunner(.init(arguments: arguments, timeout: timeout, killGrace: .milliseconds(200),
-                                         environment: environment, purpose: .verify))
+private func verifyOnce(
+    _ arguments: [String], input: String, timeout: TimeSpan = .seconds(10),
+    environment: [String: String] = [:]
+) throws -> (outcome: CommandOutcome, inputAfter: [UInt8]) {
+    let runner = try ProcessRunner(
+        .init(
+            arguments: arguments, timeout: timeout, killGrace: .milliseconds(200),
+            environment: environment, purpose: .verify))
     var source = try LinuxEventSource(button: nil)
     _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
     let clock = SystemClock()
@@ -58,7 +62,8 @@ struct VerifyCommandTests {
         // The command saves its own /proc entries after reading the code, then checks it against a
         // file (the expected code in its script would put it in argv).
         directory.write("expected", "918273")
-        let script = #"read code; cat /proc/$$/cmdline > "$DIR/cmdline"; cat /proc/$$/environ > "$DIR/environ"; "#
+        let script =
+            #"read code; cat /proc/$$/cmdline > "$DIR/cmdline"; cat /proc/$$/environ > "$DIR/environ"; "#
             + #"printf '%s' "$code" > "$DIR/stdin"; [ "$code" = "$(cat "$DIR/expected")" ]"#
         let result = try verifyOnce(["sh", "-c", script], input: "918273\n", environment: ["DIR": directory.path])
         #expect(result.outcome.ending == .exited(code: 0))

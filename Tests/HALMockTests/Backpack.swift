@@ -14,15 +14,15 @@ enum Port {
 enum Code {
     static let clearDisplay: UInt8 = 0b0000_0001
     static let returnHome: UInt8 = 0b0000_0010
-    static let entryIncrement: UInt8 = 0b0000_0110      // I/D = 1, S = 0
-    static let entryDecrement: UInt8 = 0b0000_0100      // I/D = 0, S = 0
-    static let entryIncrementShift: UInt8 = 0b0000_0111 // I/D = 1, S = 1
-    static let displayOn: UInt8 = 0b0000_1100           // D = 1, C = 0, B = 0
+    static let entryIncrement: UInt8 = 0b0000_0110  // I/D = 1, S = 0
+    static let entryDecrement: UInt8 = 0b0000_0100  // I/D = 0, S = 0
+    static let entryIncrementShift: UInt8 = 0b0000_0111  // I/D = 1, S = 1
+    static let displayOn: UInt8 = 0b0000_1100  // D = 1, C = 0, B = 0
     static let displayOff: UInt8 = 0b0000_1000
-    static let cursorRight: UInt8 = 0b0001_0100         // S/C = 0, R/L = 1
-    static let displayShiftLeft: UInt8 = 0b0001_1000    // S/C = 1, R/L = 0
-    static let displayShiftRight: UInt8 = 0b0001_1100   // S/C = 1, R/L = 1
-    static let functionSet4Bit2Lines: UInt8 = 0b0010_1000 // DL = 0, N = 1, F = 0
+    static let cursorRight: UInt8 = 0b0001_0100  // S/C = 0, R/L = 1
+    static let displayShiftLeft: UInt8 = 0b0001_1000  // S/C = 1, R/L = 0
+    static let displayShiftRight: UInt8 = 0b0001_1100  // S/C = 1, R/L = 1
+    static let functionSet4Bit2Lines: UInt8 = 0b0010_1000  // DL = 0, N = 1, F = 0
     static let functionSet4Bit1Line: UInt8 = 0b0010_0000  // DL = 0, N = 0, F = 0
     static let setCGRAMAddress: UInt8 = 0b0100_0000
     static let setDDRAMAddress: UInt8 = 0b1000_0000

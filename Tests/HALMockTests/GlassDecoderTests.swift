@@ -62,11 +62,12 @@ struct GlassDecoderTests {
         #expect(!output.contains { $0.hasPrefix("violation") })
         let lateMicros = late.nanoseconds / 1_000
         let lastStart = record[6].split(separator: " ")[1]
-        #expect(output.suffix(3) == [
-            "\(lastStart) tx=304 wire=9 bl=on |                |                |",
-            "adapter: 7 transfers returned \(lateMicros)-\(lateMicros) us after their wire time, mean \(lateMicros) us",
-            "transactions=7 wire=36 violations=0",
-        ])
+        #expect(
+            output.suffix(3) == [
+                "\(lastStart) tx=304 wire=9 bl=on |                |                |",
+                "adapter: 7 transfers returned \(lateMicros)-\(lateMicros) us after their wire time, mean \(lateMicros) us",
+                "transactions=7 wire=36 violations=0",
+            ])
     }
 
     @Test("a record whose transfers returned before their wire time (an instant adapter) is refused, naming the first such transaction")
@@ -79,7 +80,9 @@ struct GlassDecoderTests {
         }
     }
 
-    @Test("a write 2.316 ms after the start of the clear's transaction, whose 13 wire bytes took 1.17 ms, is still the busy violation of a too-short wait")
+    @Test(
+        "a write 2.316 ms after the start of the clear's transaction, whose 13 wire bytes took 1.17 ms, is still the busy violation of a too-short wait"
+    )
     func hastyWriteAfterClear() throws {
         // The timing of the failed run: the next write 2.316 ms after the clear's transaction
         // started. Through the bus-modelling adapter that is a program that waited only 1.146 ms
@@ -87,8 +90,9 @@ struct GlassDecoderTests {
         var lines = initRecord(busModel: true, late: .zero)
         let clearStart = Instant(nanoseconds: 10_056_110_000)
         #expect(lines[5].hasPrefix("303 10.056110000 10.057280000 1/1 w 0x27 ack 12 "))
-        lines[6] = line(304, start: clearStart + .microseconds(2_316), end: clearStart + .microseconds(3_126),
-                        initTransactions[6].bytes)
+        lines[6] = line(
+            304, start: clearStart + .microseconds(2_316), end: clearStart + .microseconds(3_126),
+            initTransactions[6].bytes)
         let output = try decode(lines)
         #expect(output.contains("violation 10058.606 ms busy: E rose while clear display was still executing (busy for another 194 us)"))
         #expect(output.last == "transactions=7 wire=36 violations=1")
@@ -96,7 +100,11 @@ struct GlassDecoderTests {
 
     @Test("a malformed record line is one error naming the line and the field")
     func malformedLine() {
-        #expect(throws: AdapterRecordError("record line 3 '1 1.0 1/1 w 0x27 ack 1 08': 8 fields, not 9; expected '<transaction> <start s.nnnnnnnnn> <end s.nnnnnnnnn> <i>/<n> <w|r> 0xNN <ack|nak> <length> <hex|->'")) {
+        #expect(
+            throws: AdapterRecordError(
+                "record line 3 '1 1.0 1/1 w 0x27 ack 1 08': 8 fields, not 9; expected '<transaction> <start s.nnnnnnnnn> <end s.nnnnnnnnn> <i>/<n> <w|r> 0xNN <ack|nak> <length> <hex|->'"
+            )
+        ) {
             try AdapterRecordMessage.parse("1 1.0 1/1 w 0x27 ack 1 08", number: 3)
         }
         #expect(throws: AdapterRecordError.self) {

@@ -15,8 +15,9 @@ struct HD44780DecodingTests {
         #expect(lcd.violations.isEmpty)
     }
 
-    @Test("the init dance gives 4-bit mode, a blank screen with the display on, and no violations",
-          arguments: [(16, 2), (20, 4), (40, 2), (8, 1)])
+    @Test(
+        "the init dance gives 4-bit mode, a blank screen with the display on, and no violations",
+        arguments: [(16, 2), (20, 4), (40, 2), (8, 1)])
     func initDance(columns: Int, rows: Int) {
         let (lcd, _) = initializedLCD(columns: columns, rows: rows)
         #expect(lcd.isFourBitMode)
@@ -179,9 +180,11 @@ struct HD44780DecodingTests {
         #expect(lcd.screen[0] == padded("kept", to: 16))
     }
 
-    @Test("the backlight follows P3 of every port byte", arguments: [
-        (UInt8(0x00), false), (0x08, true), (0xF7, false), (0xFF, true), (0x0C, true),
-    ])
+    @Test(
+        "the backlight follows P3 of every port byte",
+        arguments: [
+            (UInt8(0x00), false), (0x08, true), (0xF7, false), (0xFF, true), (0x0C, true),
+        ])
     func backlightBit(port: UInt8, on: Bool) {
         let lcd = HD44780Emulator(columns: 16, rows: 2)
         lcd.receive(0x00, at: .origin + .milliseconds(50))  // the first byte after power-on
@@ -219,11 +222,13 @@ struct HD44780DecodingTests {
         #expect(lcd.violations.isEmpty, "\(lcd.violations)")
     }
 
-    @Test("character codes render through the A00 ROM table", arguments: [
-        (UInt8(0x20), Character(" ")), (0x41, "A"), (0x7A, "z"), (0x7D, "}"), (0x5C, "¥"),
-        (0x7E, "→"), (0x7F, "←"), (0x00, "⓪"), (0x07, "⑦"), (0x0F, "⑦"), (0x10, "?"),
-        (0x80, "?"), (0xDF, "°"), (0xFF, "█"), (0xB1, "?"),
-    ])
+    @Test(
+        "character codes render through the A00 ROM table",
+        arguments: [
+            (UInt8(0x20), Character(" ")), (0x41, "A"), (0x7A, "z"), (0x7D, "}"), (0x5C, "¥"),
+            (0x7E, "→"), (0x7F, "←"), (0x00, "⓪"), (0x07, "⑦"), (0x0F, "⑦"), (0x10, "?"),
+            (0x80, "?"), (0xDF, "°"), (0xFF, "█"), (0xB1, "?"),
+        ])
     func characterTable(code: UInt8, expected: Character) {
         #expect(EmulatedROM.character(for: code) == expected)
         var (lcd, feeder) = initializedLCD(columns: 8, rows: 1)
@@ -296,13 +301,15 @@ struct HD44780DecodingTests {
 
 @Suite("Expander wiring")
 struct ExpanderWiringTests {
-    @Test("the common wiring's port bytes match the hand-computed ones", arguments: [
-        (UInt8(0x3), false, true, true, UInt8(0x3C)),
-        (0x3, false, false, true, 0x38),
-        (0x4, true, true, true, 0x4D),
-        (0x1, true, false, false, 0x11),
-        (0x0, false, false, true, 0x08),
-    ])
+    @Test(
+        "the common wiring's port bytes match the hand-computed ones",
+        arguments: [
+            (UInt8(0x3), false, true, true, UInt8(0x3C)),
+            (0x3, false, false, true, 0x38),
+            (0x4, true, true, true, 0x4D),
+            (0x1, true, false, false, 0x11),
+            (0x0, false, false, true, 0x08),
+        ])
     func commonPortBytes(nibble: UInt8, rs: Bool, e: Bool, backlight: Bool, expected: UInt8) {
         #expect(ExpanderWiring.common.port(nibble: nibble, rs: rs, e: e, backlight: backlight) == expected)
         #expect(pulse(nibble, rs: rs, backlight: backlight)[e ? 1 : 2] == expected)

@@ -101,8 +101,9 @@ struct HD44780ViolationTests {
         #expect(lcd.violations.isEmpty, "\(lcd.violations)")
     }
 
-    @Test("the busy check is exact: 37 us after a data write passes, 36 us is reported",
-          arguments: [(37, false), (36, true)])
+    @Test(
+        "the busy check is exact: 37 us after a data write passes, 36 us is reported",
+        arguments: [(37, false), (36, true)])
     func busyBoundary(gapMicroseconds: Int64, reported: Bool) {
         var (lcd, feeder) = initializedLCD(columns: 16, rows: 2)
         // Data 'A' then data 'B', with E of B's first nibble rising `gap` after A's second nibble
@@ -121,8 +122,9 @@ struct HD44780ViolationTests {
         #expect(lcd.screen[0] == padded("AB", to: 16))
     }
 
-    @Test("the first wait of the init dance is exact: 4.1 ms passes, 4.099 ms is reported",
-          arguments: [(4_100, false), (4_099, true)])
+    @Test(
+        "the first wait of the init dance is exact: 4.1 ms passes, 4.099 ms is reported",
+        arguments: [(4_100, false), (4_099, true)])
     func initWaitBoundary(waitMicroseconds: Int64, reported: Bool) {
         let lcd = HD44780Emulator(columns: 16, rows: 2)
         var feeder = Feeder(lcd)
@@ -139,8 +141,9 @@ struct HD44780ViolationTests {
         #expect(lcd.isFourBitMode)
     }
 
-    @Test("the power-on wait is exact: E falling at 40 ms passes, at 39.999 ms is reported",
-          arguments: [(40_000, false), (39_999, true)])
+    @Test(
+        "the power-on wait is exact: E falling at 40 ms passes, at 39.999 ms is reported",
+        arguments: [(40_000, false), (39_999, true)])
     func powerOnBoundary(microseconds: Int64, reported: Bool) {
         let lcd = HD44780Emulator(columns: 16, rows: 2, poweredOnAt: .origin + .seconds(1))
         var feeder = Feeder(lcd, at: .origin + .seconds(1) + .microseconds(microseconds))
@@ -213,8 +216,9 @@ struct AddressSetupTests {
         #expect(lcd.violations.map(\.kind).contains(.addressSetup), "\(lcd.violations)")
     }
 
-    @Test("a first strobe straight from the PCF8574's power-on state (E = R/W = 1) is reported; an idle byte first is clean",
-          arguments: [(false, true), (true, false)])
+    @Test(
+        "a first strobe straight from the PCF8574's power-on state (E = R/W = 1) is reported; an idle byte first is clean",
+        arguments: [(false, true), (true, false)])
     func powerOnState(idleFirst: Bool, reported: Bool) {
         let lcd = HD44780Emulator(columns: 16, rows: 2)
         var feeder = Feeder(lcd)
@@ -231,8 +235,9 @@ struct AddressSetupTests {
         #expect(lcd.violations.contains { $0.kind == .addressSetup } == reported, "\(lcd.violations)")
     }
 
-    @Test("E rising less than 37 us after a byte was latched is busy; 37 us later is not",
-          arguments: [(TimeSpan(nanoseconds: 36_999), true), (TimeSpan.microseconds(37), false)])
+    @Test(
+        "E rising less than 37 us after a byte was latched is busy; 37 us later is not",
+        arguments: [(TimeSpan(nanoseconds: 36_999), true), (TimeSpan.microseconds(37), false)])
     func busyCountsFromTheRisingEdge(gap: TimeSpan, reported: Bool) {
         var (lcd, feeder) = initializedLCD(columns: 16, rows: 2)
         feeder.wait(.milliseconds(1))

@@ -29,12 +29,14 @@ struct RecordingI2CBusTests {
         #expect(bus.trace == ["i2c 0x27 <- 3C 38", "i2c 0x3F <- 08"])
     }
 
-    @Test("wire bytes count one address byte plus the data bytes per transaction", arguments: [
-        ([[UInt8]](), 0),
-        ([[0x08]], 2),
-        ([[0x3C, 0x38, 0x8C, 0x88]], 5),
-        ([[0x3C], [0x38], [0x8C], [0x88]], 8),
-    ])
+    @Test(
+        "wire bytes count one address byte plus the data bytes per transaction",
+        arguments: [
+            ([[UInt8]](), 0),
+            ([[0x08]], 2),
+            ([[0x3C, 0x38, 0x8C, 0x88]], 5),
+            ([[0x3C], [0x38], [0x8C], [0x88]], 8),
+        ])
     func wireByteCount(writes: [[UInt8]], expected: Int) throws {
         let bus = RecordingI2CBus(clock: ManualClock())
         bus.attach(ByteLog(), at: lcdAddress)
@@ -66,10 +68,10 @@ struct RecordingI2CBusTests {
         let bus = RecordingI2CBus(clock: clock, byteTime: .microseconds(10))
         let device = ByteLog()
         bus.attach(device, at: lcdAddress)
-        try bus.write([1, 2], to: lcdAddress)   // 0 ... 30 us on the wire
-        try bus.write([3], to: lcdAddress)      // starts at 30 us
+        try bus.write([1, 2], to: lcdAddress)  // 0 ... 30 us on the wire
+        try bus.write([3], to: lcdAddress)  // starts at 30 us
         clock.advance(by: .milliseconds(1))
-        try bus.write([4], to: lcdAddress)      // the wire is idle: starts now
+        try bus.write([4], to: lcdAddress)  // the wire is idle: starts now
         #expect(bus.transactions.map(\.time) == [.origin, .origin + .microseconds(30), .origin + .milliseconds(1)])
         #expect(device.received.map(\.time) == [10, 20, 40, 1_010].map { .origin + .microseconds($0) })
     }
@@ -128,8 +130,9 @@ struct RecordingI2CBusTests {
         #expect(bus.transactions.isEmpty)
     }
 
-    @Test("fail the next N: N writes throw the injected kind, deliver nothing, then writes succeed",
-          arguments: [(2, HALError.Kind.injected), (1, .io), (3, .timeout)])
+    @Test(
+        "fail the next N: N writes throw the injected kind, deliver nothing, then writes succeed",
+        arguments: [(2, HALError.Kind.injected), (1, .io), (3, .timeout)])
     func failNext(count: Int, kind: HALError.Kind) throws {
         let bus = RecordingI2CBus(clock: ManualClock())
         let device = ByteLog()
@@ -156,9 +159,11 @@ struct RecordingI2CBusTests {
         }
     }
 
-    @Test("a failure window [from, to) fails writes that start inside it only", arguments: [
-        (Int64(999), false), (1_000, true), (1_500, true), (1_999, true), (2_000, false),
-    ])
+    @Test(
+        "a failure window [from, to) fails writes that start inside it only",
+        arguments: [
+            (Int64(999), false), (1_000, true), (1_500, true), (1_999, true), (2_000, false),
+        ])
     func failureWindow(startMicroseconds: Int64, fails: Bool) {
         let clock = ManualClock()
         let bus = RecordingI2CBus(clock: clock)
@@ -247,8 +252,9 @@ struct RecordingI2CBusTests {
         #expect(bus.wireBytes == 2 * portBytes)
     }
 
-    @Test("waiting exactly 1.52 ms after a clear display write is enough on a blocking bus but not on a non-blocking one",
-          arguments: [(true, false), (false, true)])
+    @Test(
+        "waiting exactly 1.52 ms after a clear display write is enough on a blocking bus but not on a non-blocking one",
+        arguments: [(true, false), (false, true)])
     func clearWaitAndBlocking(blocking: Bool, busyReported: Bool) throws {
         let clock = ManualClock(.origin + .milliseconds(50))
         let bus = blocking ? RecordingI2CBus(clock: clock, blocking: true) : RecordingI2CBus(clock: clock)

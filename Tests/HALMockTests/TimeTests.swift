@@ -94,14 +94,16 @@ struct ButtonScriptTests {
 
     @Test("a clean press is a press edge then a release edge holdFor later")
     func press() {
-        #expect(ButtonScript.press(at: t0, holdFor: .milliseconds(200)) == [
-            ButtonEdge(pressed: true, time: t0),
-            ButtonEdge(pressed: false, time: t0 + .milliseconds(200)),
-        ])
+        #expect(
+            ButtonScript.press(at: t0, holdFor: .milliseconds(200)) == [
+                ButtonEdge(pressed: true, time: t0),
+                ButtonEdge(pressed: false, time: t0 + .milliseconds(200)),
+            ])
     }
 
-    @Test("a bouncy press alternates, settles pressed after 2 * bounces edges, then releases",
-          arguments: [0, 1, 3])
+    @Test(
+        "a bouncy press alternates, settles pressed after 2 * bounces edges, then releases",
+        arguments: [0, 1, 3])
     func bouncyPress(bounces: Int) {
         let spacing = TimeSpan.milliseconds(1)
         let edges = ButtonScript.bouncyPress(at: t0, bounces: bounces, spacing: spacing, holdFor: .milliseconds(300))
@@ -119,16 +121,18 @@ struct ButtonScriptTests {
 
     @Test("a bouncy press without bounces is a clean press")
     func bouncyWithoutBounces() {
-        #expect(ButtonScript.bouncyPress(at: t0, bounces: 0, spacing: .milliseconds(1), holdFor: .milliseconds(50))
-            == ButtonScript.press(at: t0, holdFor: .milliseconds(50)))
+        #expect(
+            ButtonScript.bouncyPress(at: t0, bounces: 0, spacing: .milliseconds(1), holdFor: .milliseconds(50))
+                == ButtonScript.press(at: t0, holdFor: .milliseconds(50)))
     }
 
     @Test("a glitch is a pressed pulse of the given width")
     func glitch() {
-        #expect(ButtonScript.glitch(at: t0, width: .microseconds(500)) == [
-            ButtonEdge(pressed: true, time: t0),
-            ButtonEdge(pressed: false, time: t0 + .microseconds(500)),
-        ])
+        #expect(
+            ButtonScript.glitch(at: t0, width: .microseconds(500)) == [
+                ButtonEdge(pressed: true, time: t0),
+                ButtonEdge(pressed: false, time: t0 + .microseconds(500)),
+            ])
     }
 }
 
@@ -141,11 +145,13 @@ struct VirtualEventSourceTests {
     @Test("inputs come out in time order, equal times together in the order given, with the clock moved there")
     func ordering() throws {
         let clock = ManualClock()
-        var source = VirtualEventSource(clock: clock, inputs: [
-            (time: edgeC.time, input: .button(edgeC)),
-            (time: edgeA.time, input: .button(edgeA)),
-            (time: edgeB.time, input: .button(edgeB)),
-        ])
+        var source = VirtualEventSource(
+            clock: clock,
+            inputs: [
+                (time: edgeC.time, input: .button(edgeC)),
+                (time: edgeA.time, input: .button(edgeA)),
+                (time: edgeB.time, input: .button(edgeB)),
+            ])
         #expect(try source.wait(until: nil) == [.button(edgeA), .button(edgeB)])
         #expect(clock.now() == .origin + .milliseconds(10))
         #expect(try source.wait(until: nil) == [.button(edgeC)])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ResendApp
 @testable import ResendConfig
 

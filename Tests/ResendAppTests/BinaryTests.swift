@@ -21,7 +21,9 @@ struct ProcessResult {
 
 /// Runs the built binary with `arguments`; a run longer than 20 s is killed and fails the test.
 func runBinary(_ arguments: [String]) throws -> ProcessResult {
-    let binary = try #require(builtBinary(), "resend-button was not found next to the test bundle or in .build/debug; build it first (scripts/test runs swift build --build-tests)")
+    let binary = try #require(
+        builtBinary(),
+        "resend-button was not found next to the test bundle or in .build/debug; build it first (scripts/test runs swift build --build-tests)")
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
@@ -75,7 +77,8 @@ struct BinaryTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let withOutput = directory.appendingPathComponent("door.json5")
-        try #"{keypad: {enabled: true, verify: {command: ["/bin/true"]}, output: {line: "GPIO26"}}}"#.write(to: withOutput, atomically: true, encoding: .utf8)
+        try #"{keypad: {enabled: true, verify: {command: ["/bin/true"]}, output: {line: "GPIO26"}}}"#.write(
+            to: withOutput, atomically: true, encoding: .utf8)
         let result = try runBinary(["output", "off", "--config", withOutput.path])
         #expect(result.status == 69)
         #expect(result.out.isEmpty)
@@ -91,11 +94,13 @@ struct BinaryTests {
         #expect(nothing.err.isEmpty)
     }
 
-    @Test("the built binary rejects a bad flag before any I/O with one line and exit 64", arguments: [
-        (["run", "--address", "0x78"], "run: --address: '0x78' is outside 0x08-0x77"),
-        (["check", "--address", "0x07"], "check: --address: '0x07' is outside 0x08-0x77"),
-        (["run", "--button-bias", "up"], "run: --button-bias: 'up' is not a bias"),
-    ])
+    @Test(
+        "the built binary rejects a bad flag before any I/O with one line and exit 64",
+        arguments: [
+            (["run", "--address", "0x78"], "run: --address: '0x78' is outside 0x08-0x77"),
+            (["check", "--address", "0x07"], "check: --address: '0x07' is outside 0x08-0x77"),
+            (["run", "--button-bias", "up"], "run: --button-bias: 'up' is not a bias"),
+        ])
     func badFlag(arguments: [String], prefix: String) throws {
         let result = try runBinary(arguments)
         #expect(result.status == 64)

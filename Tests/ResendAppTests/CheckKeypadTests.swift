@@ -1,8 +1,9 @@
 import HAL
 import HALLinux
 import HALMock
-@testable import ResendApp
 import Testing
+
+@testable import ResendApp
 
 /// `check` with a matrix keypad in the configuration: the row and column lines, the key test.
 @Suite("check: the matrix keypad")
@@ -21,15 +22,16 @@ struct CheckKeypadTests {
         var facts = piFacts()
         holdLine(&facts, offset: 16, consumer: "pigpiod")
         let findings = matrixKeypadCheck(Self.options(), facts, console: Self.silent)
-        #expect(findings.map(\.line) == [
-            "OK keypad row 1 GPIO5: line 5 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO5, free",
-            "OK keypad row 2 GPIO6: line 6 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO6, free",
-            "OK keypad row 3 GPIO13: line 13 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO13, free",
-            "OK keypad row 4 GPIO19: line 19 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO19, free",
-            "OK keypad column 1 GPIO12: line 12 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO12, free",
-            "PROBLEM keypad column 2 GPIO16: line 16 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO16 is held by \"pigpiod\"; stop the program holding it or choose another line",
-            "OK keypad column 3 GPIO20: line 20 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO20, free",
-        ])
+        #expect(
+            findings.map(\.line) == [
+                "OK keypad row 1 GPIO5: line 5 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO5, free",
+                "OK keypad row 2 GPIO6: line 6 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO6, free",
+                "OK keypad row 3 GPIO13: line 13 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO13, free",
+                "OK keypad row 4 GPIO19: line 19 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO19, free",
+                "OK keypad column 1 GPIO12: line 12 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO12, free",
+                "PROBLEM keypad column 2 GPIO16: line 16 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO16 is held by \"pigpiod\"; stop the program holding it or choose another line",
+                "OK keypad column 3 GPIO20: line 20 of /dev/gpiochip0 [pinctrl-bcm2711] named GPIO20, free",
+            ])
         #expect(checkExitCode(findings) == .unavailable)
     }
 
@@ -43,7 +45,11 @@ struct CheckKeypadTests {
         var options = Self.options(keys: 5)
         options.keypad.rows[3] = "GPIO99"
         let findings = matrixKeypadCheck(options, piFacts(), console: Self.silent)
-        #expect(findings.contains { $0.line == "PROBLEM keypad row 4 GPIO99: no such line; searched gpiochip0 [pinctrl-bcm2711] (28 lines); list the lines with gpioinfo and name one in the configuration's keypad section" })
+        #expect(
+            findings.contains {
+                $0.line
+                    == "PROBLEM keypad row 4 GPIO99: no such line; searched gpiochip0 [pinctrl-bcm2711] (28 lines); list the lines with gpioinfo and name one in the configuration's keypad section"
+            })
         #expect(findings.last?.line == "NOTE keypad key test not run: a line is missing or held (see above)")
     }
 
@@ -52,9 +58,10 @@ struct CheckKeypadTests {
         #expect(matrixKeypadCheck(options, piFacts(), console: Self.silent).isEmpty)
         options.keySeconds = 10
         options.configPath = "/etc/x.json5"
-        #expect(matrixKeypadCheck(options, piFacts(), console: Self.silent).map(\.line) == [
-            "NOTE --keys: no keypad to test: keypad.enabled is not true in /etc/x.json5 (an input device can be named with --keypad-device)",
-        ])
+        #expect(
+            matrixKeypadCheck(options, piFacts(), console: Self.silent).map(\.line) == [
+                "NOTE --keys: no keypad to test: keypad.enabled is not true in /etc/x.json5 (an input device can be named with --keypad-device)"
+            ])
     }
 
     @Test func anUnreadableConfigurationIsAConfigProblem() throws {
@@ -81,15 +88,17 @@ struct CheckKeypadTests {
     @Test func theKeyTestPrintsEachDebouncedPressOnce() throws {
         let clock = ManualClock(Instant(nanoseconds: 1_000_000_000))
         func at(_ ms: Int64) -> Instant { Instant(nanoseconds: 1_000_000_000) + .milliseconds(ms) }
-        var source = VirtualEventSource(clock: clock, inputs: [
-            // 5 bounces, then is held; released at 300 ms; # pressed at 500 ms.
-            (at(100), .key(KeyEvent(.digit5, .pressed, at: at(100)))),
-            (at(102), .key(KeyEvent(.digit5, .released, at: at(102)))),
-            (at(104), .key(KeyEvent(.digit5, .pressed, at: at(104)))),
-            (at(300), .key(KeyEvent(.digit5, .released, at: at(300)))),
-            (at(500), .key(KeyEvent(.pound, .pressed, at: at(500)))),
-            (at(600), .key(KeyEvent(.pound, .released, at: at(600)))),
-        ])
+        var source = VirtualEventSource(
+            clock: clock,
+            inputs: [
+                // 5 bounces, then is held; released at 300 ms; # pressed at 500 ms.
+                (at(100), .key(KeyEvent(.digit5, .pressed, at: at(100)))),
+                (at(102), .key(KeyEvent(.digit5, .released, at: at(102)))),
+                (at(104), .key(KeyEvent(.digit5, .pressed, at: at(104)))),
+                (at(300), .key(KeyEvent(.digit5, .released, at: at(300)))),
+                (at(500), .key(KeyEvent(.pound, .pressed, at: at(500)))),
+                (at(600), .key(KeyEvent(.pound, .released, at: at(600)))),
+            ])
         var printed: [String] = []
         let result = try keyTest(source: &source, clock: clock, seconds: 2, debounceMs: 20) { printed.append($0) }
         #expect(printed == ["key 5", "key #"])
@@ -103,7 +112,9 @@ struct CheckKeypadTests {
         var source = VirtualEventSource(clock: clock, inputs: [(Instant(nanoseconds: 1_500_000_000), .stop)])
         let result = try keyTest(source: &source, clock: clock, seconds: 10, debounceMs: 20) { _ in }
         #expect(result == KeyTestResult(pressed: [], stoppedEarly: true))
-        #expect(keyTestFinding(result, seconds: 10, ambiguousScans: 2).line
-                == "NOTE keypad key test (stopped early): no key seen; if you pressed some, check the wiring: the rows on keypad.rows and the columns on keypad.columns, in order; 2 scans were ambiguous (three keys held on the corners of a rectangle without diodes): those presses were ignored")
+        #expect(
+            keyTestFinding(result, seconds: 10, ambiguousScans: 2).line
+                == "NOTE keypad key test (stopped early): no key seen; if you pressed some, check the wiring: the rows on keypad.rows and the columns on keypad.columns, in order; 2 scans were ambiguous (three keys held on the corners of a rectangle without diodes): those presses were ignored"
+        )
     }
 }

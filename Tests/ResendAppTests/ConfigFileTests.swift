@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ResendApp
 @testable import ResendConfig
 
@@ -9,15 +10,20 @@ struct ConfigFileTests {
         let outcome = checkConfig("{lcd: {address: 0x27}, send: {command: ['/bin/send-code']}}", name: "/etc/x.json5")
         #expect(outcome.code == .ok)
         #expect(outcome.err == [])
-        #expect(outcome.out == ["/etc/x.json5: OK; button GPIO17 (pull-up, active-low, debounce 20 ms stable); LED none; LCD 16x2 ROM A00 on i2c-1 at 0x27; cooldown 60 s; send /bin/send-code (timeout 10 s); state /var/lib/resend-button/state.json; policy off; log plain"])
+        #expect(
+            outcome.out == [
+                "/etc/x.json5: OK; button GPIO17 (pull-up, active-low, debounce 20 ms stable); LED none; LCD 16x2 ROM A00 on i2c-1 at 0x27; cooldown 60 s; send /bin/send-code (timeout 10 s); state /var/lib/resend-button/state.json; policy off; log plain"
+            ])
     }
 
-    @Test("config check without FILE or with more than one is a usage error (64)", arguments: [
-        (["config", "check"], ["config check: missing FILE", "usage: resend-button config check FILE"]),
-        (["config", "check", "a", "b"], ["config check: expected one FILE, got 2 arguments", "usage: resend-button config check FILE"]),
-        (["config"], ["config: missing subcommand", "usage: resend-button config check FILE"]),
-        (["config", "chek", "a"], ["config: unknown subcommand 'chek'; did you mean 'check'?", "usage: resend-button config check FILE"]),
-    ])
+    @Test(
+        "config check without FILE or with more than one is a usage error (64)",
+        arguments: [
+            (["config", "check"], ["config check: missing FILE", "usage: resend-button config check FILE"]),
+            (["config", "check", "a", "b"], ["config check: expected one FILE, got 2 arguments", "usage: resend-button config check FILE"]),
+            (["config"], ["config: missing subcommand", "usage: resend-button config check FILE"]),
+            (["config", "chek", "a"], ["config: unknown subcommand 'chek'; did you mean 'check'?", "usage: resend-button config check FILE"]),
+        ])
     func checkUsage(arguments: [String], expected: [String]) {
         let outcome = runCommand(arguments)
         #expect(outcome.code == .usage)
@@ -63,10 +69,11 @@ struct ConfigFileTests {
             Issue.record("expected an error")
         } catch {
             #expect(error.code == .config)
-            #expect(error.message == """
-                /c.json5: lcd.bus: -1 is out of range; allowed: an I2C bus number (N of /dev/i2c-N) from 0 to 1023
-                /c.json5: cooldown.seconds: 0 is out of range; allowed: whole seconds from 1 to 86400
-                """)
+            #expect(
+                error.message == """
+                    /c.json5: lcd.bus: -1 is out of range; allowed: an I2C bus number (N of /dev/i2c-N) from 0 to 1023
+                    /c.json5: cooldown.seconds: 0 is out of range; allowed: whole seconds from 1 to 86400
+                    """)
         }
     }
 
@@ -108,7 +115,7 @@ struct ConfigFileTests {
         }
         collect(tree, [])
         let schema = DeviceConfig.schema.map(\.path)
-        #expect(schema.count == 110)
+        #expect(schema.count == 126)
         for key in schema {
             #expect(present.contains(key), "the example lacks \(key)")
         }
@@ -120,7 +127,8 @@ struct ConfigFileTests {
             // Find the key's line by walking its path: each component on a later line than its parent.
             var index = 0
             for component in key.split(separator: ".") {
-                index = try #require(lines[index...].firstIndex { $0.trimmingPrefix(while: \.isWhitespace).hasPrefix(component + ":") }, "no line for \(key)")
+                index = try #require(
+                    lines[index...].firstIndex { $0.trimmingPrefix(while: \.isWhitespace).hasPrefix(component + ":") }, "no line for \(key)")
             }
             #expect(lines[index].contains("//") || lines[index - 1].contains("//"), "no comment for \(key)")
         }

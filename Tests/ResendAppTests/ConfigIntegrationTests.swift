@@ -84,7 +84,10 @@ struct ConfigIntegrationTests {
         for arguments in [["run"], ["simulate", "--headless"]] {
             let result = runCaptured(arguments, readConfig: read)
             #expect(result.code == .config)
-            #expect(result.err == ["/etc/resend-button/config.json5: cooldown.secnds: unknown key (did you mean 'seconds'?); allowed in cooldown: seconds"])
+            #expect(
+                result.err == [
+                    "/etc/resend-button/config.json5: cooldown.secnds: unknown key (did you mean 'seconds'?); allowed in cooldown: seconds"
+                ])
         }
     }
 
@@ -122,7 +125,8 @@ struct ConfigIntegrationTests {
         #expect(fromFile.code == .ok)
         #expect(fromFile.out.contains("0.020 screen |Sign in         |Again in 05     |"))
         #expect(fromFile.out.contains("5.020 screen |Sign in         |Resend          |"))
-        let overridden = runCLI(["simulate", "--headless", "--config", "c.json5", "--duration", "3", "--script", "press@0"], files: ["c.json5": file])
+        let overridden = runCLI(
+            ["simulate", "--headless", "--config", "c.json5", "--duration", "3", "--script", "press@0"], files: ["c.json5": file])
         #expect(overridden.out.contains("0.020 screen |Sign in         |Again in 03     |"))
     }
 

@@ -23,19 +23,35 @@ struct FlagCase: Sendable, CustomTestStringConvertible {
 
 struct DeviceOptionsTests {
     static let badRunFlags: [FlagCase] = [
-        FlagCase(arguments: ["--button", "gpiochip0:x"], message: "run: --button: 'gpiochip0:x' is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
-        FlagCase(arguments: ["--button", "chip0:17"], message: "run: --button: 'chip0:17' is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
+        FlagCase(
+            arguments: ["--button", "gpiochip0:x"],
+            message: "run: --button: 'gpiochip0:x' is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
+        FlagCase(
+            arguments: ["--button", "chip0:17"],
+            message: "run: --button: 'chip0:17' is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
         FlagCase(arguments: ["--button", "GPIO 17"], message: "run: --button: 'GPIO 17' contains a space; a GPIO line name has none (see gpioinfo)"),
         FlagCase(arguments: ["--button="], message: "run: --button: '' is empty; give a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
         FlagCase(arguments: ["--button-bias", "up"], message: "run: --button-bias: 'up' is not a bias; use pull-up, pull-down, disabled, as-is"),
         FlagCase(arguments: ["--kernel-debounce", "0"], message: "run: --kernel-debounce: expected milliseconds from 1 to 1000, got '0'"),
         FlagCase(arguments: ["--led", "GPIO17"], message: "run: --led: GPIO17 is the button's line; the LED needs a line of its own"),
         FlagCase(arguments: ["--led-active-low"], message: "run: --led-active-low needs --led LINE"),
-        FlagCase(arguments: ["--led", "gpiochip0:"], message: "run: --led: 'gpiochip0:' is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
+        FlagCase(
+            arguments: ["--led", "gpiochip0:"],
+            message: "run: --led: 'gpiochip0:' is not a GPIO line; use a line name like GPIO17 or gpiochipN:OFFSET like gpiochip0:17"),
         FlagCase(arguments: ["--i2c-bus", "-1"], message: "run: --i2c-bus: expected a bus number from 0 to 1023, got '-1'"),
-        FlagCase(arguments: ["--address", "0x78"], message: "run: --address: '0x78' is outside 0x08-0x77, the 7-bit I2C addresses a device may use (PCF8574 backpacks: 0x20-0x27, PCF8574A: 0x38-0x3f)"),
-        FlagCase(arguments: ["--address", "0x07"], message: "run: --address: '0x07' is outside 0x08-0x77, the 7-bit I2C addresses a device may use (PCF8574 backpacks: 0x20-0x27, PCF8574A: 0x38-0x3f)"),
-        FlagCase(arguments: ["--address", "lcd"], message: "run: --address: 'lcd' is not an address; use auto, 0xNN (hex) or a decimal number, within 0x08-0x77"),
+        FlagCase(
+            arguments: ["--address", "0x78"],
+            message:
+                "run: --address: '0x78' is outside 0x08-0x77, the 7-bit I2C addresses a device may use (PCF8574 backpacks: 0x20-0x27, PCF8574A: 0x38-0x3f)"
+        ),
+        FlagCase(
+            arguments: ["--address", "0x07"],
+            message:
+                "run: --address: '0x07' is outside 0x08-0x77, the 7-bit I2C addresses a device may use (PCF8574 backpacks: 0x20-0x27, PCF8574A: 0x38-0x3f)"
+        ),
+        FlagCase(
+            arguments: ["--address", "lcd"],
+            message: "run: --address: 'lcd' is not an address; use auto, 0xNN (hex) or a decimal number, within 0x08-0x77"),
         FlagCase(arguments: ["--refresh", "0"], message: "run: --refresh: expected whole seconds (or off) from 1 to 86400, got '0'"),
         FlagCase(arguments: ["--log-format", "xml"], message: "run: --log-format: 'xml' is not a format; use plain or json"),
         FlagCase(arguments: ["--duration", "0"], message: "run: --duration: expected whole seconds from 1 to 86400, got '0'"),
@@ -59,7 +75,9 @@ struct DeviceOptionsTests {
             try RunOptions.parse(["--kernel-debounce", "5"], supportsKernelDebounce: false, libgpiodVersion: "1.6.3")
         }
         #expect(error?.code == .usage)
-        #expect(error?.message == "run: --kernel-debounce needs libgpiod v2; this build uses libgpiod 1.6.3 (v1): leave it out, --debounce does the debouncing")
+        #expect(
+            error?.message
+                == "run: --kernel-debounce needs libgpiod v2; this build uses libgpiod 1.6.3 (v1): leave it out, --debounce does the debouncing")
         let accepted = exitError { () throws(ExitError) in try RunOptions.parse(["--kernel-debounce", "5"], supportsKernelDebounce: true) }
         #expect(accepted == nil)
     }
@@ -82,11 +100,12 @@ struct DeviceOptionsTests {
 
     @Test("run takes every flag")
     func runAllFlags() throws {
-        let options = try RunOptions.parse([
-            "--button", "gpiochip4:17", "--button-bias", "as-is", "--button-active-high", "--kernel-debounce", "5",
-            "--led", "GPIO27", "--led-active-low", "--i2c-bus", "3", "--address", "0x3f", "--refresh", "30",
-            "--log-format", "json", "--duration", "90", "--geometry", "20x4", "--debounce", "30", "--debounce-mode", "prompt",
-        ], supportsKernelDebounce: true)
+        let options = try RunOptions.parse(
+            [
+                "--button", "gpiochip4:17", "--button-bias", "as-is", "--button-active-high", "--kernel-debounce", "5",
+                "--led", "GPIO27", "--led-active-low", "--i2c-bus", "3", "--address", "0x3f", "--refresh", "30",
+                "--log-format", "json", "--duration", "90", "--geometry", "20x4", "--debounce", "30", "--debounce-mode", "prompt",
+            ], supportsKernelDebounce: true)
         #expect(options.button == .chipOffset(chip: 4, offset: 17))
         #expect(options.buttonBias == .asIs)
         #expect(options.buttonActiveHigh)
@@ -121,9 +140,11 @@ struct DeviceOptionsTests {
         #expect(choice == (expected.map { .fixed(I2CAddress($0)!) } ?? .auto))
     }
 
-    @Test("--address rejects reserved, 8-bit and malformed addresses", arguments: [
-        "0x07", "0x78", "0x7f", "0x00", "7", "120", "255", "256", "0x", "0x12345", "-1", "+39", "0x-1", "", "Auto", "0x2g", " 39",
-    ])
+    @Test(
+        "--address rejects reserved, 8-bit and malformed addresses",
+        arguments: [
+            "0x07", "0x78", "0x7f", "0x00", "7", "120", "255", "256", "0x", "0x12345", "-1", "+39", "0x-1", "", "Auto", "0x2g", " 39",
+        ])
     func badAddress(text: String) {
         let error = exitError { () throws(ExitError) in try AddressChoice.parse(text, command: "run") }
         #expect(error?.code == .usage)
@@ -131,10 +152,13 @@ struct DeviceOptionsTests {
         #expect(error?.message.contains("0x08-0x77") == true)
     }
 
-    @Test("line specs: a name, or gpiochipN:OFFSET", arguments: [
-        ("GPIO17", LineSpec.named("GPIO17")), ("gpiochip0:17", .chipOffset(chip: 0, offset: 17)), ("gpiochip12:0", .chipOffset(chip: 12, offset: 0)),
-        ("PIN_11", .named("PIN_11")),
-    ])
+    @Test(
+        "line specs: a name, or gpiochipN:OFFSET",
+        arguments: [
+            ("GPIO17", LineSpec.named("GPIO17")), ("gpiochip0:17", .chipOffset(chip: 0, offset: 17)),
+            ("gpiochip12:0", .chipOffset(chip: 12, offset: 0)),
+            ("PIN_11", .named("PIN_11")),
+        ])
     func lineSpecs(text: String, expected: LineSpec) {
         #expect(LineSpec(parsing: text) == expected)
         #expect(LineSpec(parsing: text)?.text == text)
@@ -147,8 +171,13 @@ struct DeviceOptionsTests {
     }
 
     static let badCheckFlags: [FlagCase] = [
-        FlagCase(arguments: ["--geometry", "17x2"], message: "check: --geometry: '17x2' is not a supported LCD size; use one of 8x1, 16x2, 20x4, 40x2"),
-        FlagCase(arguments: ["--address", "0x78"], message: "check: --address: '0x78' is outside 0x08-0x77, the 7-bit I2C addresses a device may use (PCF8574 backpacks: 0x20-0x27, PCF8574A: 0x38-0x3f)"),
+        FlagCase(
+            arguments: ["--geometry", "17x2"], message: "check: --geometry: '17x2' is not a supported LCD size; use one of 8x1, 16x2, 20x4, 40x2"),
+        FlagCase(
+            arguments: ["--address", "0x78"],
+            message:
+                "check: --address: '0x78' is outside 0x08-0x77, the 7-bit I2C addresses a device may use (PCF8574 backpacks: 0x20-0x27, PCF8574A: 0x38-0x3f)"
+        ),
         FlagCase(arguments: ["--button", "a b"], message: "check: --button: 'a b' contains a space; a GPIO line name has none (see gpioinfo)"),
         FlagCase(arguments: ["--led", "GPIO17"], message: "check: --led: GPIO17 is the button's line; the LED needs a line of its own"),
         FlagCase(arguments: ["--test-pattern=yes"], message: "check: option '--test-pattern' takes no value"),
@@ -177,10 +206,12 @@ struct DeviceOptionsTests {
         #expect(options.testPattern)
     }
 
-    @Test("the command line dispatches run and check: a bad flag prints one line and returns 64", arguments: [
-        (["run", "--address", "0x78"], "run: --address: '0x78' is outside"),
-        (["check", "--geometry", "1x1"], "check: --geometry: '1x1' is not"),
-    ])
+    @Test(
+        "the command line dispatches run and check: a bad flag prints one line and returns 64",
+        arguments: [
+            (["run", "--address", "0x78"], "run: --address: '0x78' is outside"),
+            (["check", "--geometry", "1x1"], "check: --geometry: '1x1' is not"),
+        ])
     func dispatch(arguments: [String], prefix: String) {
         let captured = CapturedConsole()
         let code = runCommandLine(arguments, console: captured.console) { _ throws(ExitError) in }
@@ -196,8 +227,10 @@ struct DeviceOptionsTests {
         #expect(runCommandLine(["run", "--help"], console: captured.console) { _ throws(ExitError) in } == .ok)
         #expect(runCommandLine(["check", "--help"], console: captured.console) { _ throws(ExitError) in } == .ok)
         let text = captured.out.joined(separator: "\n")
-        for flag in ["--button LINE", "--button-bias BIAS", "--button-active-high", "--kernel-debounce MS", "--led LINE", "--led-active-low",
-                     "--i2c-bus N", "--address ADDR", "--refresh SECONDS", "--log-format FORMAT", "--duration SECONDS", "--test-pattern"] {
+        for flag in [
+            "--button LINE", "--button-bias BIAS", "--button-active-high", "--kernel-debounce MS", "--led LINE", "--led-active-low",
+            "--i2c-bus N", "--address ADDR", "--refresh SECONDS", "--log-format FORMAT", "--duration SECONDS", "--test-pattern",
+        ] {
             #expect(text.contains(flag), "\(flag)")
         }
     }

@@ -32,7 +32,9 @@ struct DisplayHealingTests {
         Outage(from: 10.5, to: 40, reprobes: [11.52, 12.52, 14.52, 18.52, 23.52, 28.52, 33.52, 38.52, 43.52]),
     ]
 
-    @Test("a bus outage mid-countdown: every label change still at its deadline, one offline and one online, back-off re-probes, the right frame afterwards", arguments: outages)
+    @Test(
+        "a bus outage mid-countdown: every label change still at its deadline, one offline and one online, back-off re-probes, the right frame afterwards",
+        arguments: outages)
     func outageMidCountdown(outage: Outage) throws {
         var rig = HealingRig()
         var lines: [String] = []
@@ -56,10 +58,11 @@ struct DisplayHealingTests {
         }
         #expect(events == ["11.020 offline noDevice write i2c 0x27", formatSeconds3(at(online) - .origin) + " online"])
         #expect(rig.record.services == outage.reprobes.map(at))
-        #expect(lines.filter { $0.contains("display") } == [
-            "11.020 display offline op=\"write i2c 0x27\" error=\"no device answered\"",
-            formatSeconds3(at(online) - .origin) + " display online",
-        ])
+        #expect(
+            lines.filter { $0.contains("display") } == [
+                "11.020 display offline op=\"write i2c 0x27\" error=\"no device answered\"",
+                formatSeconds3(at(online) - .origin) + " display online",
+            ])
 
         // During the outage the glass keeps the last frame that got through (10.020)...
         let during = rig.sampler.samples.first { $0.time == at(12.02) }!

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ResendApp
 @testable import ResendConfig
 
@@ -191,10 +192,11 @@ struct DocsTests {
             ```
             """
         let problems = brokenLinks(in: "docs/x.md", text: text, exists: { files[$0] != nil }, read: { files[$0] })
-        #expect(problems == [
-            "docs/x.md: b.md: docs/b.md does not exist",
-            "docs/x.md: a.md#no-such-heading: no heading of docs/a.md makes the anchor #no-such-heading",
-            "docs/x.md: ../../etc/passwd: leaves the repository",
-        ])
+        #expect(
+            problems == [
+                "docs/x.md: b.md: docs/b.md does not exist",
+                "docs/x.md: a.md#no-such-heading: no heading of docs/a.md makes the anchor #no-such-heading",
+                "docs/x.md: ../../etc/passwd: leaves the repository",
+            ])
     }
 }

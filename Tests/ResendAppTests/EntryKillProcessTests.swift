@@ -48,7 +48,8 @@ struct EntryKillProcessTests {
         let binary = try #require(executablePath(), "build the executable first: swift build")
         let directory = StateDirectory()
         directory.write("verify.sh", point.verifyScript)
-        directory.write("kp.json5", "{ keypad: { enabled: true, verify: { command: ['/bin/false'] }, entry: { maxAttempts: 3, lockoutSeconds: [30] } } }")
+        directory.write(
+            "kp.json5", "{ keypad: { enabled: true, verify: { command: ['/bin/false'] }, entry: { maxAttempts: 3, lockoutSeconds: [30] } } }")
         let common = [
             "simulate", "--config", directory.path + "/kp.json5", "--headless", "--realtime", "--events", "--duration", "60",
             "--state-file", directory.stateFile, "--verify-command", "sh " + directory.path + "/verify.sh",

@@ -1,7 +1,8 @@
 import Glibc
+import Synchronization
+
 @testable import ResendApp
 @testable import ResendConfig
-import Synchronization
 
 /// Records every command line the tests run (with the files they give it) for the equivalence
 /// suite (scripts/equivalence), which replays them through the cross-built ARM binaries under
@@ -26,7 +27,8 @@ enum EquivalenceCorpus {
     static func record(_ arguments: [String], files: [String: String], usageError: Bool = false) {
         guard let directory else { return }
         let fileMembers = files.sorted { $0.key < $1.key }.map { jsonString($0.key) + ": " + jsonString($0.value) }
-        let line = "{\"args\": [" + arguments.map(jsonString).joined(separator: ", ") + "], \"files\": {"
+        let line =
+            "{\"args\": [" + arguments.map(jsonString).joined(separator: ", ") + "], \"files\": {"
             + fileMembers.joined(separator: ", ") + "}" + (usageError ? ", \"usage_error\": true" : "") + "}\n"
         let bytes = Array(line.utf8)
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bit

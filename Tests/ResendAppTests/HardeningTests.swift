@@ -11,10 +11,12 @@ import Testing
 struct HardeningTests {
     // MARK: Item 5: times near the ends of Int64 nanoseconds
 
-    @Test("a script time beyond 10 years is a usage error, not an overflow trap", arguments: [
-        "press@9223372037", "press@9223372036854ms", "end@9223372036.855", "press@315360000.001", "bounce@99999999999999999999",
-        "glitch@315360001s",
-    ])
+    @Test(
+        "a script time beyond 10 years is a usage error, not an overflow trap",
+        arguments: [
+            "press@9223372037", "press@9223372036854ms", "end@9223372036.855", "press@315360000.001", "bounce@99999999999999999999",
+            "glitch@315360001s",
+        ])
     func scriptTimeBeyondTheLimit(item: String) {
         let result = runCLI(["simulate", "--headless", "--script", "press@0 " + item])
         #expect(result.code == .usage)
@@ -37,14 +39,18 @@ struct HardeningTests {
         #expect(result.err == ["simulate: --mock-send: 'ok@9223372037': the time is after 315360000 s (10 years), the latest it may use"])
     }
 
-    @Test("a state file with times long before 1970 is moved aside and the device starts fresh", arguments: [
-        "countdownEndsUnixMs", "runEndsUnixMs", "sendsUnixMs",
-    ])
+    @Test(
+        "a state file with times long before 1970 is moved aside and the device starts fresh",
+        arguments: [
+            "countdownEndsUnixMs", "runEndsUnixMs", "sendsUnixMs",
+        ])
     func stateFileWithVeryNegativeTimes(key: String) {
         let directory = StateDirectory()
         var fields = ["countdownEndsUnixMs": "null", "runEndsUnixMs": "null", "sendsUnixMs": "[]"]
         fields[key] = key == "sendsUnixMs" ? "[-8000000000000]" : "-8000000000000"
-        directory.write("state.json", """
+        directory.write(
+            "state.json",
+            """
             {"version": 1, "status": "sent", "used": true, "countdownEndsUnixMs": \(fields["countdownEndsUnixMs"]!), "countdownSeconds": 60, \
             "run": 1, "runEndsUnixMs": \(fields["runEndsUnixMs"]!), "sendsUnixMs": \(fields["sendsUnixMs"]!)}
             """)
@@ -52,7 +58,8 @@ struct HardeningTests {
             "simulate", "--headless", "--events", "--state-file", directory.stateFile, "--max-sends", "2", "--window", "600", "--script", "end@1",
         ])
         #expect(result.code == .ok)
-        let reason = key == "sendsUnixMs"
+        let reason =
+            key == "sendsUnixMs"
             ? "\\\"sendsUnixMs\\\" must hold Unix milliseconds from 0 to 7258118400000 (1970 to 2200)"
             : "\\\"\(key)\\\" must be Unix milliseconds from 0 to 7258118400000 (1970 to 2200) or null"
         #expect(result.out.first == "0.000 state unreadable reason=\"\(reason)\" moved_to=\(directory.path)/state.json.corrupt-1")
@@ -62,9 +69,11 @@ struct HardeningTests {
 
     // MARK: Item 6: texts of several code points per character
 
-    @Test("a flag text with a character the ROM cannot show is refused like in the configuration file", arguments: [
-        ("e\u{301}", "U+0301"), ("👩\u{200D}💻", "'👩'"), ("🇩🇪", "'🇩'"), ("a\r\nb", "U+000D"),
-    ])
+    @Test(
+        "a flag text with a character the ROM cannot show is refused like in the configuration file",
+        arguments: [
+            ("e\u{301}", "U+0301"), ("👩\u{200D}💻", "'👩'"), ("🇩🇪", "'🇩'"), ("a\r\nb", "U+000D"),
+        ])
     func flagTextOfSeveralScalars(text: String, character: String) {
         let result = runCLI(["simulate", "--headless", "--title", text, "--script", "press@0"])
         #expect(result.code == .usage)
@@ -99,11 +108,19 @@ struct HardeningTests {
         #expect(crlf.out.last == "3.000 screen |Stopped         |                |")
     }
 
-    @Test("an option followed by another option is missing its value, and says so", arguments: [
-        (["run", "--address", "--state-file", "off"], "run: option '--address' needs a value (ADDR), but the next argument '--state-file' is an option; to give a value starting with --, write --address=VALUE"),
-        (["simulate", "--title", "--headless"], "simulate: option '--title' needs a value (TEXT), but the next argument '--headless' is an option; to give a value starting with --, write --title=VALUE"),
-        (["check", "--button"], "check: option '--button' needs a value (LINE)"),
-    ])
+    @Test(
+        "an option followed by another option is missing its value, and says so",
+        arguments: [
+            (
+                ["run", "--address", "--state-file", "off"],
+                "run: option '--address' needs a value (ADDR), but the next argument '--state-file' is an option; to give a value starting with --, write --address=VALUE"
+            ),
+            (
+                ["simulate", "--title", "--headless"],
+                "simulate: option '--title' needs a value (TEXT), but the next argument '--headless' is an option; to give a value starting with --, write --title=VALUE"
+            ),
+            (["check", "--button"], "check: option '--button' needs a value (LINE)"),
+        ])
     func optionAsValue(arguments: [String], message: String) {
         let result = runCLI(arguments)
         #expect(result.code == .usage)
@@ -117,39 +134,60 @@ struct HardeningTests {
         #expect(result.out.contains("0.000 screen |--ok--          |Send code       |"))
     }
 
-    @Test("new lines and escapes a user typed are escaped in the error line, never printed raw", arguments: [
-        (["simulate", "--headless", "--geometry", "16x2\n\u{1B}[2J"], "simulate: --geometry: '16x2\\n\\u001b[2J' is not a supported LCD size; use one of 16x2, 20x4, 40x2"),
-        (["simulate", "--headless", "--script", "press@\u{1B}]0;pwned\u{07}"], "simulate: script item 'press@\\u001b]0;pwned\\u0007' is not KIND@TIME or KIND@TIME:KEYS (kinds: press, bounce, glitch, end; with keys: key, keys, down, up; time like 12, 12.5s or 500ms)"),
-        (["run", "--duration", "5\r"], "run: --duration: expected whole seconds from 1 to 86400, got '5\\r'"),
-        (["simulate\n"], "resend-button: unknown command 'simulate\\n'; did you mean 'simulate'? (commands: simulate, run, check, config, output)"),
-        (["run", "--x\u{1B}"], "run: unknown option '--x\\u001b'"),
-    ])
+    @Test(
+        "new lines and escapes a user typed are escaped in the error line, never printed raw",
+        arguments: [
+            (
+                ["simulate", "--headless", "--geometry", "16x2\n\u{1B}[2J"],
+                "simulate: --geometry: '16x2\\n\\u001b[2J' is not a supported LCD size; use one of 16x2, 20x4, 40x2"
+            ),
+            (
+                ["simulate", "--headless", "--script", "press@\u{1B}]0;pwned\u{07}"],
+                "simulate: script item 'press@\\u001b]0;pwned\\u0007' is not KIND@TIME or KIND@TIME:KEYS (kinds: press, bounce, glitch, end; with keys: key, keys, down, up; time like 12, 12.5s or 500ms)"
+            ),
+            (["run", "--duration", "5\r"], "run: --duration: expected whole seconds from 1 to 86400, got '5\\r'"),
+            (
+                ["simulate\n"],
+                "resend-button: unknown command 'simulate\\n'; did you mean 'simulate'? (commands: simulate, run, check, config, output)"
+            ),
+            (["run", "--x\u{1B}"], "run: unknown option '--x\\u001b'"),
+        ])
     func controlCharactersEscaped(arguments: [String], message: String) {
         let result = runCLI(arguments)
         #expect(result.code == .usage)
         #expect(result.err == [message])
     }
 
-    @Test("line names and paths with control characters, and an empty path, are refused", arguments: [
-        (["run", "--button", "GPIO\u{1B}[31m17"], "run: --button: 'GPIO\\u001b[31m17' contains a control character; a GPIO line name must not"),
-        (["check", "--led", "GPIO27\n"], "check: --led: 'GPIO27\\n' contains a control character; a GPIO line name must not"),
-        (["simulate", "--headless", "--state-file", "/tmp/a\nb"], "simulate: --state-file: '/tmp/a\\nb' contains a control character; a path must not"),
-        (["run", "--state-file", ""], "run: --state-file: '' is empty; give a path to a file"),
-        (["simulate", "--headless", "--state-file="], "simulate: --state-file: '' is empty; give a path to a file"),
-        (["run", "--config", "/etc/\u{1B}x"], "run: --config: '/etc/\\u001bx' contains a control character; a path must not"),
-        (["simulate", "--headless", "--script-file", ""], "simulate: --script-file: '' is empty; give a path to a file"),
-    ])
+    @Test(
+        "line names and paths with control characters, and an empty path, are refused",
+        arguments: [
+            (["run", "--button", "GPIO\u{1B}[31m17"], "run: --button: 'GPIO\\u001b[31m17' contains a control character; a GPIO line name must not"),
+            (["check", "--led", "GPIO27\n"], "check: --led: 'GPIO27\\n' contains a control character; a GPIO line name must not"),
+            (
+                ["simulate", "--headless", "--state-file", "/tmp/a\nb"],
+                "simulate: --state-file: '/tmp/a\\nb' contains a control character; a path must not"
+            ),
+            (["run", "--state-file", ""], "run: --state-file: '' is empty; give a path to a file"),
+            (["simulate", "--headless", "--state-file="], "simulate: --state-file: '' is empty; give a path to a file"),
+            (["run", "--config", "/etc/\u{1B}x"], "run: --config: '/etc/\\u001bx' contains a control character; a path must not"),
+            (["simulate", "--headless", "--script-file", ""], "simulate: --script-file: '' is empty; give a path to a file"),
+        ])
     func controlCharactersInNamesAndPaths(arguments: [String], message: String) {
         let result = runCLI(arguments)
         #expect(result.code == .usage)
         #expect(result.err == [message])
     }
 
-    @Test("--window, --max-sends and --cooldowns have the configuration file's ranges", arguments: [
-        (["--max-sends", "2", "--window", "86401"], "simulate: --window: expected whole seconds from 1 to 86400, got '86401'"),
-        (["--max-sends", "1001", "--window", "60"], "simulate: --max-sends: expected sends from 1 to 1000, got '1001'"),
-        (["--cooldowns", Array(repeating: "1", count: 17).joined(separator: ",")], "simulate: --cooldowns: 17 cooldowns; give 1 to 16, like 60,120,300"),
-    ])
+    @Test(
+        "--window, --max-sends and --cooldowns have the configuration file's ranges",
+        arguments: [
+            (["--max-sends", "2", "--window", "86401"], "simulate: --window: expected whole seconds from 1 to 86400, got '86401'"),
+            (["--max-sends", "1001", "--window", "60"], "simulate: --max-sends: expected sends from 1 to 1000, got '1001'"),
+            (
+                ["--cooldowns", Array(repeating: "1", count: 17).joined(separator: ",")],
+                "simulate: --cooldowns: 17 cooldowns; give 1 to 16, like 60,120,300"
+            ),
+        ])
     func policyRanges(flags: [String], message: String) {
         let result = runCLI(["simulate", "--headless"] + flags + ["--script", "press@0"])
         #expect(result.code == .usage)
@@ -215,11 +253,16 @@ struct VirtualEventSourceScaleTests {
 
 @Suite("Fuzz finds, kept as tests")
 struct FuzzRegressionTests {
-    @Test("config: a subcommand or FILE with control characters is escaped or refused (fuzz-cli crasher)", arguments: [
-        (["config", "che\u{FFFD}\u{04}n5"], "config: unknown subcommand 'che\u{FFFD}\\u0004n5'\nusage: resend-button config check FILE"),
-        (["config", "check", "a\u{1B}b.json5"], "config check: FILE 'a\\u001bb.json5' contains a control character; a path must not\nusage: resend-button config check FILE"),
-        (["config", "check", ""], "config check: FILE '' is empty; give a path to a file\nusage: resend-button config check FILE"),
-    ])
+    @Test(
+        "config: a subcommand or FILE with control characters is escaped or refused (fuzz-cli crasher)",
+        arguments: [
+            (["config", "che\u{FFFD}\u{04}n5"], "config: unknown subcommand 'che\u{FFFD}\\u0004n5'\nusage: resend-button config check FILE"),
+            (
+                ["config", "check", "a\u{1B}b.json5"],
+                "config check: FILE 'a\\u001bb.json5' contains a control character; a path must not\nusage: resend-button config check FILE"
+            ),
+            (["config", "check", ""], "config check: FILE '' is empty; give a path to a file\nusage: resend-button config check FILE"),
+        ])
     func configArguments(arguments: [String], message: String) {
         let result = runCLI(arguments)
         #expect(result.code == .usage)

@@ -4,6 +4,7 @@ import HALLinux
 import HALMock
 import ResendCore
 import Testing
+
 @testable import ResendApp
 @testable import ResendConfig
 
@@ -27,8 +28,10 @@ struct HostileFileTests {
             (hostile.path + "/loop/config.json5", "ELOOP (40): too many levels of symbolic links"),
             (hostile.symlink("link.json5", to: valid), "is a symbolic link (not followed: name the file itself)"),
             (hostile.fifo("fifo"), "is a FIFO (named pipe), not a regular file"),
-            (hostile.sparseFile("huge.json5", size: DeviceConfig.maximumFileSize + 1),
-             "is larger than 4194304 bytes (the limit for a configuration file)"),
+            (
+                hostile.sparseFile("huge.json5", size: DeviceConfig.maximumFileSize + 1),
+                "is larger than 4194304 bytes (the limit for a configuration file)"
+            ),
         ]
         if isRoot, let zero = hostile.deviceNode("zero", minor: 5) {
             cases.append((zero, "is a character device, not a regular file"))
@@ -62,8 +65,9 @@ struct HostileFileTests {
         #expect(runReal(["simulate", "--headless", "--script-file", script]).code == .ok)
     }
 
-    @Test("a state file path that is a device node (a mknod copy of /dev/null) is refused at start and left exactly as it was",
-          .enabled(if: isRoot, "mknod needs root"))
+    @Test(
+        "a state file path that is a device node (a mknod copy of /dev/null) is refused at start and left exactly as it was",
+        .enabled(if: isRoot, "mknod needs root"))
     func stateFileDevice() throws {
         let hostile = TemporaryDirectory()
         let null = try #require(hostile.deviceNode("null", minor: 3))
@@ -88,9 +92,11 @@ struct HostileFileTests {
         #expect(hostile.names == ["config.json5", "null"], "no PATH.tmp, no PATH.corrupt-N")
     }
 
-    @Test("a FIFO, a directory or a symbolic link as the state file is refused at start (64 from the flag) and left as it was", arguments: [
-        "fifo", "dir", "link",
-    ])
+    @Test(
+        "a FIFO, a directory or a symbolic link as the state file is refused at start (64 from the flag) and left as it was",
+        arguments: [
+            "fifo", "dir", "link",
+        ])
     func stateFileOtherTypes(kind: String) {
         let hostile = TemporaryDirectory()
         let target = hostile.write("target", "{}")
@@ -104,7 +110,10 @@ struct HostileFileTests {
         let before = identity(path)
         let result = runReal(["simulate", "--headless", "--state-file", path, "--script", "press@0"])
         #expect(result.code == .usage)
-        #expect(result.err == ["simulate: --state-file: '\(path)' \(reason); the state file must be a regular file or not exist yet; it was left as it is"])
+        #expect(
+            result.err == [
+                "simulate: --state-file: '\(path)' \(reason); the state file must be a regular file or not exist yet; it was left as it is"
+            ])
         #expect(identity(path) == before)
         #expect(hostile.names == ["state", "target"])
     }
@@ -151,7 +160,8 @@ private struct PidfdSource: EventSource {
         if let killed = command.killedAt, !command.reported, deadline.map({ killed + .milliseconds(5) <= $0 }) ?? true {
             clock.set(to: killed + .milliseconds(5))
             command.reported = true
-            let outcome = CommandOutcome(sequence: command.sequence, ending: .timedOut(after: .seconds(2), killed: true), duration: .milliseconds(4_005))
+            let outcome = CommandOutcome(
+                sequence: command.sequence, ending: .timedOut(after: .seconds(2), killed: true), duration: .milliseconds(4_005))
             return [.commandFinished(.send, outcome)]
         }
         guard let deadline else { return [.stop] }  // nothing can come any more
@@ -167,7 +177,8 @@ struct HungSendTests {
         let clock = ManualClock()
         var settings = BehaviourSettings()
         settings.durationSeconds = 1
-        var device = MockDevice(settings: settings, clock: clock, delay: VirtualDelay(clock: clock), bus: RecordingI2CBus(clock: clock, blocking: true))
+        var device = MockDevice(
+            settings: settings, clock: clock, delay: VirtualDelay(clock: clock), bus: RecordingI2CBus(clock: clock, blocking: true))
         try device.startDisplay(now: clock.now())
         let start = clock.now()
         let capture = Capture()

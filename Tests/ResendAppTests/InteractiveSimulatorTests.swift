@@ -42,10 +42,11 @@ struct InteractiveSimulatorTests {
                 edges.append(edge)
             }
         }
-        #expect(edges == [
-            ButtonEdge(pressed: true, time: t), ButtonEdge(pressed: false, time: t + .milliseconds(200)),
-            ButtonEdge(pressed: true, time: t + .seconds(1)), ButtonEdge(pressed: false, time: t + .milliseconds(1200)),
-        ])
+        #expect(
+            edges == [
+                ButtonEdge(pressed: true, time: t), ButtonEdge(pressed: false, time: t + .milliseconds(200)),
+                ButtonEdge(pressed: true, time: t + .seconds(1)), ButtonEdge(pressed: false, time: t + .milliseconds(1200)),
+            ])
     }
 
     @Test("the bounce key gives a burst that settles pressed, then a release")
@@ -84,7 +85,8 @@ struct InteractiveSimulatorTests {
         let clock = ManualClock()
         var settings = BehaviourSettings()
         settings.durationSeconds = 5
-        var device = MockDevice(settings: settings, clock: clock, delay: VirtualDelay(clock: clock), bus: RecordingI2CBus(clock: clock, blocking: true))
+        var device = MockDevice(
+            settings: settings, clock: clock, delay: VirtualDelay(clock: clock), bus: RecordingI2CBus(clock: clock, blocking: true))
         try device.display.start(now: clock.now())
         let drawn = Capture()
         let renderer = TerminalRenderer(emulator: device.emulator, led: device.led, settings: settings, bounceKey: "b") { drawn.out.append($0) }

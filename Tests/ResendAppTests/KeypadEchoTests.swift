@@ -144,8 +144,9 @@ private let debounce = TimeSpan.milliseconds(Int64(DeviceConfig.Keypad().debounc
 
 @Suite("Keypad echo on the glass")
 struct KeypadEchoTests {
-    @Test("the first digit after a message has its * on the glass within debounce + 2 ms, on 16x2 and 20x4",
-          arguments: [LCDGeometry.lcd16x2, .lcd20x4])
+    @Test(
+        "the first digit after a message has its * on the glass within debounce + 2 ms, on 16x2 and 20x4",
+        arguments: [LCDGeometry.lcd16x2, .lcd20x4])
     func firstDigitAfterMessage(geometry: LCDGeometry) throws {
         let run = try runEcho(geometry: geometry, gaps: gaps)
         try #require(run.echoes.count == run.presses.count)
@@ -156,8 +157,9 @@ struct KeypadEchoTests {
         }
     }
 
-    @Test("writing the key's cell first leaves every screen as it was: the same screens, one after another, on 16x2 and 20x4",
-          arguments: [LCDGeometry.lcd16x2, .lcd20x4])
+    @Test(
+        "writing the key's cell first leaves every screen as it was: the same screens, one after another, on 16x2 and 20x4",
+        arguments: [LCDGeometry.lcd16x2, .lcd20x4])
     func screensUnchanged(geometry: LCDGeometry) throws {
         let focused = try runEcho(geometry: geometry, gaps: gaps)
         let plain = try runEcho(geometry: geometry, gaps: gaps, honourFocus: false)

@@ -1,8 +1,9 @@
 import Glibc
 import HAL
-@testable import HALLinux
 import ResendCore
 import Testing
+
+@testable import HALLinux
 @testable import ResendApp
 @testable import ResendConfig
 
@@ -97,13 +98,14 @@ struct KeypadEvdevTests {
         pad.key(96, 1, seconds: 5)  // KEY_KPENTER
         pad.key(0x20c, 1, seconds: 6)  // KEY_NUMERIC_A
         pad.key(30, 1, seconds: 7)  // KEY_A: no keypad key
-        #expect(try source.wait(until: SystemClock().now() + .seconds(10)) == [
-            .key(KeyEvent(.digit1, .pressed, at: seconds(1))),
-            .key(KeyEvent(.digit1, .released, at: seconds(3))),
-            .key(KeyEvent(.star, .pressed, at: seconds(4))),
-            .key(KeyEvent(.pound, .pressed, at: seconds(5))),
-            .key(KeyEvent(.a, .pressed, at: seconds(6))),
-        ])
+        #expect(
+            try source.wait(until: SystemClock().now() + .seconds(10)) == [
+                .key(KeyEvent(.digit1, .pressed, at: seconds(1))),
+                .key(KeyEvent(.digit1, .released, at: seconds(3))),
+                .key(KeyEvent(.star, .pressed, at: seconds(4))),
+                .key(KeyEvent(.pound, .pressed, at: seconds(5))),
+                .key(KeyEvent(.a, .pressed, at: seconds(6))),
+            ])
         withExtendedLifetime(attachment) {}
     }
 
@@ -141,8 +143,9 @@ struct KeypadEvdevTests {
         let missing = HALError(.notFound, operation: "open " + pad.path, errno: ENOENT)
         let first = try source.wait(until: SystemClock().now() + .seconds(10))
         #expect(first == [.inputDevice(.offline(path: pad.path, error: missing))])
-        #expect(logRecord(for: .keypad(.offline(path: pad.path, error: missing)), at: .origin)?.plainText
-            == "keypad offline device=\(pad.path) op=\"open \(pad.path)\" error=\"ENOENT (2): no such file or directory\"")
+        #expect(
+            logRecord(for: .keypad(.offline(path: pad.path, error: missing)), at: .origin)?.plainText
+                == "keypad offline device=\(pad.path) op=\"open \(pad.path)\" error=\"ENOENT (2): no such file or directory\"")
         #expect(try source.wait(until: .origin) == [])
         pad.plugIn()
         #expect(try source.wait(until: SystemClock().now() + .seconds(10)) == [.inputDevice(.online(path: pad.path, name: nil))])
@@ -152,21 +155,27 @@ struct KeypadEvdevTests {
     @Test func theKeypadsComingsAndGoingsAreLoggedWithTheDevicePath() {
         let gone = HALError(.notFound, operation: "read /dev/input/by-id/usb-kp-event-kbd", errno: ENODEV)
         let offline = logRecord(for: .keypad(.offline(path: "/dev/input/by-id/usb-kp-event-kbd", error: gone)), at: .origin)
-        #expect(offline.map { LogFormat.plain.line($0, seconds: .seconds(3)) }
-            == #"3.000 keypad offline device=/dev/input/by-id/usb-kp-event-kbd op="read /dev/input/by-id/usb-kp-event-kbd" error="ENODEV (19): no such device""#)
+        #expect(
+            offline.map { LogFormat.plain.line($0, seconds: .seconds(3)) }
+                == #"3.000 keypad offline device=/dev/input/by-id/usb-kp-event-kbd op="read /dev/input/by-id/usb-kp-event-kbd" error="ENODEV (19): no such device""#
+        )
         let online = logRecord(for: .keypad(.online(path: "/dev/input/by-id/usb-kp-event-kbd", name: "USB Keypad")), at: .origin)
-        #expect(online.map { LogFormat.json.line($0, seconds: .seconds(4)) }
-            == #"{"t":4.000,"event":"keypad_online","device":"/dev/input/by-id/usb-kp-event-kbd","name":"USB Keypad"}"#)
+        #expect(
+            online.map { LogFormat.json.line($0, seconds: .seconds(4)) }
+                == #"{"t":4.000,"event":"keypad_online","device":"/dev/input/by-id/usb-kp-event-kbd","name":"USB Keypad"}"#)
     }
 
     @Test func lostEventsAndUnreadableKeysAreLoggedWithTheDevicePathAndNoKey() {
         let lost = logRecord(for: .keypad(.eventsLost(path: "/dev/input/by-id/usb-kp-event-kbd", changes: 2)), at: .origin)
-        #expect(lost.map { LogFormat.plain.line($0, seconds: .seconds(5)) }
-            == "5.000 keypad events lost device=/dev/input/by-id/usb-kp-event-kbd changes=2")
+        #expect(
+            lost.map { LogFormat.plain.line($0, seconds: .seconds(5)) }
+                == "5.000 keypad events lost device=/dev/input/by-id/usb-kp-event-kbd changes=2")
         let failure = HALError(.io, operation: "EVIOCGKEY /dev/input/by-id/usb-kp-event-kbd", errno: EIO)
         let unreadable = logRecord(for: .keypad(.keysUnreadable(path: "/dev/input/by-id/usb-kp-event-kbd", error: failure)), at: .origin)
-        #expect(unreadable.map { LogFormat.plain.line($0, seconds: .seconds(6)) }
-            == #"6.000 keypad keys unreadable device=/dev/input/by-id/usb-kp-event-kbd op="EVIOCGKEY /dev/input/by-id/usb-kp-event-kbd" error="EIO (5): input/output error on the bus or device""#)
+        #expect(
+            unreadable.map { LogFormat.plain.line($0, seconds: .seconds(6)) }
+                == #"6.000 keypad keys unreadable device=/dev/input/by-id/usb-kp-event-kbd op="EVIOCGKEY /dev/input/by-id/usb-kp-event-kbd" error="EIO (5): input/output error on the bus or device""#
+        )
     }
 
     @Test func noPermissionIsExit77NamingTheDeviceAndTheInputGroup() {
@@ -176,7 +185,9 @@ struct KeypadEvdevTests {
         var source = try! LinuxEventSource(button: nil)
         let error = exitError { () throws(ExitError) in _ = try EvdevKeypadAttachment(evdevKeypad(pad.path), source: &source, opener: pad.opener) }
         #expect(error?.code == .noPermission)
-        #expect(error?.message.hasPrefix("run: keypad.device '\(pad.path)': open \(pad.path): EACCES (13): permission denied; add the user to group ") == true)
+        #expect(
+            error?.message.hasPrefix("run: keypad.device '\(pad.path)': open \(pad.path): EACCES (13): permission denied; add the user to group ")
+                == true)
         #expect(error?.message.contains("SupplementaryGroups=") == true)
         #expect(error?.message.contains("\n") == false)
     }
@@ -187,12 +198,18 @@ struct KeypadEvdevTests {
         var source = try! LinuxEventSource(button: nil)
         let file = exitError { () throws(ExitError) in _ = try EvdevKeypadAttachment(evdevKeypad(pad.path), source: &source) }
         #expect(file?.code == .config)
-        #expect(file?.message == "run: keypad.device '\(pad.path)': is a regular file, not a character device; allowed: an input device such as /dev/input/by-id/usb-...-event-kbd or /dev/input/eventN (ls -l /dev/input/by-id /dev/input/by-path)")
+        #expect(
+            file?.message
+                == "run: keypad.device '\(pad.path)': is a regular file, not a character device; allowed: an input device such as /dev/input/by-id/usb-...-event-kbd or /dev/input/eventN (ls -l /dev/input/by-id /dev/input/by-path)"
+        )
         let directory = exitError { () throws(ExitError) in _ = try EvdevKeypadAttachment(evdevKeypad(pad.directory), source: &source) }
         #expect(directory?.message.contains("is a directory, not a character device") == true)
         let null = exitError { () throws(ExitError) in _ = try EvdevKeypadAttachment(evdevKeypad("/dev/null"), source: &source) }
         #expect(null?.code == .config)
-        #expect(null?.message.hasPrefix("run: keypad.device '/dev/null': open /dev/null: ENOTTY (25): not supported by this device: a character device, but not an input event device") == true)
+        #expect(
+            null?.message.hasPrefix(
+                "run: keypad.device '/dev/null': open /dev/null: ENOTTY (25): not supported by this device: a character device, but not an input event device"
+            ) == true)
     }
 
     @Test func noDeviceConfiguredIsAConfigError() {

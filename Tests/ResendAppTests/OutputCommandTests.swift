@@ -1,7 +1,8 @@
 import HAL
 import HALLinux
-@testable import ResendApp
 import Testing
+
+@testable import ResendApp
 
 /// `resend-button output off`: the systemd unit's stop hook that drives the door strike inactive.
 @Suite("output off: the door strike's stop hook")
@@ -16,8 +17,11 @@ struct OutputCommandTests {
     /// Runs the command line with the configuration `text` at `path` (nil: no such file) and
     /// `drive` standing in for the GPIO request; returns the exit code, what was printed and
     /// every line the driver was asked to drive.
-    static func run(_ arguments: [String], text: String?, at configPath: String = path,
-                    drive: @escaping OutputLineDriver = { target throws(HALError) in GPIOLineLocation(chipPath: "/dev/gpiochip0", offset: 26, name: target.spec.text) }
+    static func run(
+        _ arguments: [String], text: String?, at configPath: String = path,
+        drive: @escaping OutputLineDriver = { target throws(HALError) in
+            GPIOLineLocation(chipPath: "/dev/gpiochip0", offset: 26, name: target.spec.text)
+        }
     ) -> (code: ExitCode, out: [String], err: [String], driven: [OutputLineTarget]) {
         var out: [String] = []
         var err: [String] = []
@@ -31,10 +35,12 @@ struct OutputCommandTests {
                 Issue.record("\(arguments) is not the output command")
                 return (.software, out, err, driven)
             }
-            try runOutputCommand(rest, console: console, drive: { target throws(HALError) in
-                driven.append(target)
-                return try drive(target)
-            }, facts: { StartupFacts(gpioChipCount: 1, i2cBusNumbers: [1]) })
+            try runOutputCommand(
+                rest, console: console,
+                drive: { target throws(HALError) in
+                    driven.append(target)
+                    return try drive(target)
+                }, facts: { StartupFacts(gpioChipCount: 1, i2cBusNumbers: [1]) })
             code = .ok
         } catch {
             err.append(error.message)
@@ -63,13 +69,17 @@ struct OutputCommandTests {
         #expect(result.driven.count == 1)
     }
 
-    @Test("no output line: exit 0, nothing driven, and the line says why", arguments: [
-        (Optional<String>.none, "output off: nothing to drive: no keypad.output.line in /etc/resend-button/config.json5"),
-        ("{}", "output off: nothing to drive: no keypad.output.line in /etc/resend-button/config.json5"),
-        (OutputCommandTests.config(output: ""), "output off: nothing to drive: no keypad.output.line in /etc/resend-button/config.json5"),
-        (OutputCommandTests.config(output: #"line: "GPIO26""#, enabled: false),
-         "output off: nothing to drive: keypad.enabled is not true, so run does not drive keypad.output.line 'GPIO26' in /etc/resend-button/config.json5"),
-    ])
+    @Test(
+        "no output line: exit 0, nothing driven, and the line says why",
+        arguments: [
+            (Optional<String>.none, "output off: nothing to drive: no keypad.output.line in /etc/resend-button/config.json5"),
+            ("{}", "output off: nothing to drive: no keypad.output.line in /etc/resend-button/config.json5"),
+            (OutputCommandTests.config(output: ""), "output off: nothing to drive: no keypad.output.line in /etc/resend-button/config.json5"),
+            (
+                OutputCommandTests.config(output: #"line: "GPIO26""#, enabled: false),
+                "output off: nothing to drive: keypad.enabled is not true, so run does not drive keypad.output.line 'GPIO26' in /etc/resend-button/config.json5"
+            ),
+        ])
     func nothingToDrive(text: String?, message: String) {
         let result = Self.run(["output", "off"], text: text)
         #expect(result.code == .ok)
@@ -77,13 +87,23 @@ struct OutputCommandTests {
         #expect(result.out == [message])
     }
 
-    @Test("a line that cannot be driven: run's exit code and advice", arguments: [
-        (HALError(.notFound, operation: "find GPIO line \"GPIO26\": searched gpiochip0 [pinctrl-bcm2711] (58 lines)", errno: 2), ExitCode.unavailable,
-         "output off: keypad output GPIO26: find GPIO line \"GPIO26\": searched gpiochip0 [pinctrl-bcm2711] (58 lines)"),
-        (HALError(.busy, operation: "request output GPIO26 (line 26 of /dev/gpiochip0): held by \"resend-button\"", errno: 16), .unavailable,
-         "output off: keypad output GPIO26: request output GPIO26 (line 26 of /dev/gpiochip0): held by \"resend-button\""),
-        (HALError(.permission, operation: "open /dev/gpiochip0", errno: 13), .noPermission, "output off: keypad output GPIO26: open /dev/gpiochip0"),
-    ])
+    @Test(
+        "a line that cannot be driven: run's exit code and advice",
+        arguments: [
+            (
+                HALError(.notFound, operation: "find GPIO line \"GPIO26\": searched gpiochip0 [pinctrl-bcm2711] (58 lines)", errno: 2),
+                ExitCode.unavailable,
+                "output off: keypad output GPIO26: find GPIO line \"GPIO26\": searched gpiochip0 [pinctrl-bcm2711] (58 lines)"
+            ),
+            (
+                HALError(.busy, operation: "request output GPIO26 (line 26 of /dev/gpiochip0): held by \"resend-button\"", errno: 16), .unavailable,
+                "output off: keypad output GPIO26: request output GPIO26 (line 26 of /dev/gpiochip0): held by \"resend-button\""
+            ),
+            (
+                HALError(.permission, operation: "open /dev/gpiochip0", errno: 13), .noPermission,
+                "output off: keypad output GPIO26: open /dev/gpiochip0"
+            ),
+        ])
     func driveFails(error: HALError, code: ExitCode, prefix: String) {
         let result = Self.run(["output", "off"], text: Self.config(output: #"line: "GPIO26""#)) { _ throws(HALError) in throw error }
         #expect(result.code == code)
@@ -107,13 +127,15 @@ struct OutputCommandTests {
         #expect(result.driven.isEmpty)
     }
 
-    @Test("bad command lines: exit 64 naming the word", arguments: [
-        (["output"], "output: missing subcommand (off)"),
-        (["output", "of"], "output: unknown subcommand 'of'; did you mean 'off'? (subcommands: off)"),
-        (["output", "on"], "output: unknown subcommand 'on'; did you mean 'off'? (subcommands: off)"),
-        (["output", "off", "GPIO26"], "output off: unexpected argument 'GPIO26' (options start with --)"),
-        (["output", "off", "--line", "GPIO26"], "output off: unknown option '--line'"),
-    ])
+    @Test(
+        "bad command lines: exit 64 naming the word",
+        arguments: [
+            (["output"], "output: missing subcommand (off)"),
+            (["output", "of"], "output: unknown subcommand 'of'; did you mean 'off'? (subcommands: off)"),
+            (["output", "on"], "output: unknown subcommand 'on'; did you mean 'off'? (subcommands: off)"),
+            (["output", "off", "GPIO26"], "output off: unexpected argument 'GPIO26' (options start with --)"),
+            (["output", "off", "--line", "GPIO26"], "output off: unknown option '--line'"),
+        ])
     func badUsage(arguments: [String], firstLine: String) {
         let result = Self.run(arguments, text: Self.config(output: #"line: "GPIO26""#))
         #expect(result.code == .usage)

@@ -39,14 +39,24 @@ private func screens(_ lines: [String]) -> [String] { lines.filter { $0.contains
 @Suite("Send command in the simulator")
 struct PersistSendTests {
     /// Each scripted outcome comes 2.5 s after the press at 0 (debounced at 0.020).
-    @Test("each send outcome leaves its screen on the emulated LCD, and every label change stays on its second", arguments: [
-        ("ok@2.5", "2.520 screen |Code sent       |Resend (03)     |", "5.020 screen |Verification    |Resend          |",
-         "2.520 send finished result=ok exit=0 ms=2500 output_bytes=5"),
-        ("fail@2.5", "2.520 screen |Send failed     |Resend          |", nil, "2.520 send finished result=failed exit=1 ms=2500 output_bytes=16"),
-        ("exit=3@2.5", "2.520 screen |Send failed     |Resend          |", nil, "2.520 send finished result=failed exit=3 ms=2500"),
-        ("timeout@2.5", "2.520 screen |Send failed     |Resend          |", nil, "2.520 send finished result=timeout after_ms=2500 killed=0 ms=2500"),
-        ("notfound", "0.020 screen |Send failed     |Resend          |", nil, #"0.020 send finished result=not_started reason="send-command: ENOENT (2): no such file or directory" ms=0"#),
-    ])
+    @Test(
+        "each send outcome leaves its screen on the emulated LCD, and every label change stays on its second",
+        arguments: [
+            (
+                "ok@2.5", "2.520 screen |Code sent       |Resend (03)     |", "5.020 screen |Verification    |Resend          |",
+                "2.520 send finished result=ok exit=0 ms=2500 output_bytes=5"
+            ),
+            ("fail@2.5", "2.520 screen |Send failed     |Resend          |", nil, "2.520 send finished result=failed exit=1 ms=2500 output_bytes=16"),
+            ("exit=3@2.5", "2.520 screen |Send failed     |Resend          |", nil, "2.520 send finished result=failed exit=3 ms=2500"),
+            (
+                "timeout@2.5", "2.520 screen |Send failed     |Resend          |", nil,
+                "2.520 send finished result=timeout after_ms=2500 killed=0 ms=2500"
+            ),
+            (
+                "notfound", "0.020 screen |Send failed     |Resend          |", nil,
+                #"0.020 send finished result=not_started reason="send-command: ENOENT (2): no such file or directory" ms=0"#
+            ),
+        ])
     func outcomes(mock: String, outcomeScreen: String, endScreen: String?, logged: String) throws {
         let (out, err, code) = command([
             "simulate", "--headless", "--duration", "5", "--mock-send", mock, "--script", "press@0", "--events",
@@ -87,13 +97,15 @@ struct PersistSendTests {
 
 @Suite("Restart-proof cooldown on virtual time")
 struct PersistRestartTests {
-    @Test("a countdown persisted in the state file resumes after a restart, clamped whatever the wall clock did", arguments: [
-        // (wall time between the kill and the restart in s, the first screen of the restarted run)
-        (Int64(0), "0.000 screen |Verification    |Resend (58)     |"),        // killed at 2.5 s of 60: 57.52 s left
-        (Int64(30), "0.000 screen |Verification    |Resend (28)     |"),
-        (Int64(-3_600), "0.000 screen |Verification    |Resend (60)     |"),   // set back an hour: never more than 60
-        (Int64(3_600), "0.000 screen |Verification    |Resend          |"),    // set forward an hour: over
-    ])
+    @Test(
+        "a countdown persisted in the state file resumes after a restart, clamped whatever the wall clock did",
+        arguments: [
+            // (wall time between the kill and the restart in s, the first screen of the restarted run)
+            (Int64(0), "0.000 screen |Verification    |Resend (58)     |"),  // killed at 2.5 s of 60: 57.52 s left
+            (Int64(30), "0.000 screen |Verification    |Resend (28)     |"),
+            (Int64(-3_600), "0.000 screen |Verification    |Resend (60)     |"),  // set back an hour: never more than 60
+            (Int64(3_600), "0.000 screen |Verification    |Resend          |"),  // set forward an hour: over
+        ])
     func restart(wallChange: Int64, firstScreen: String) throws {
         let directory = StateDirectory()
         _ = try headless(script: "press@0 end@2.5", duration: 60, stateFile: directory.stateFile)
@@ -109,13 +121,14 @@ struct PersistRestartTests {
         let directory = StateDirectory()
         _ = try headless(script: "press@0 end@1.2", stateFile: directory.stateFile)
         let lines = try headless(script: "", stateFile: directory.stateFile, wallStart: wall0 + .milliseconds(1_200))
-        #expect(screens(lines).dropLast() == [
-            "0.000 screen |Verification    |Resend (04)     |",
-            "0.820 screen |Verification    |Resend (03)     |",
-            "1.820 screen |Verification    |Resend (02)     |",
-            "2.820 screen |Verification    |Resend (01)     |",
-            "3.820 screen |Verification    |Resend          |",
-        ])
+        #expect(
+            screens(lines).dropLast() == [
+                "0.000 screen |Verification    |Resend (04)     |",
+                "0.820 screen |Verification    |Resend (03)     |",
+                "1.820 screen |Verification    |Resend (02)     |",
+                "2.820 screen |Verification    |Resend (01)     |",
+                "3.820 screen |Verification    |Resend          |",
+            ])
         #expect(lines.contains("0.000 countdown resumed seconds_left=4"))
         let after = try headless(script: "", stateFile: directory.stateFile, wallStart: wall0 + .seconds(2))
         #expect(screens(after).first == "0.000 screen |Verification    |Resend          |")
@@ -138,7 +151,10 @@ struct PersistRestartTests {
         try loop.run()
         #expect(loop.observer.jumped)
         #expect(loop.display.frames.map(\.time) == [0, 1_020, 2_020, 3_020, 4_020, 5_020, 6_020, 6_020].map { Instant.origin + .milliseconds($0) })
-        #expect(loop.display.frames.map { $0.lines[1] } == ["Send code", "Resend (05)", "Resend (04)", "Resend (03)", "Resend (02)", "Resend (01)", "Resend", ""])
+        #expect(
+            loop.display.frames.map { $0.lines[1] } == [
+                "Send code", "Resend (05)", "Resend (04)", "Resend (03)", "Resend (02)", "Resend (01)", "Resend", "",
+            ])
         #expect(storage.writes.count == 2)  // the press and the end of the countdown
     }
 
@@ -148,7 +164,10 @@ struct PersistRestartTests {
         directory.write("state.json", "{\"version\": 1, \"status\": ")
         directory.write("state.json.corrupt-1", "an older one")
         let lines = try headless(script: "end@1", stateFile: directory.stateFile)
-        #expect(lines.first == "0.000 state unreadable reason=\"not valid JSON at byte 25: unexpected end of the text\" moved_to=\(directory.path)/state.json.corrupt-2")
+        #expect(
+            lines.first
+                == "0.000 state unreadable reason=\"not valid JSON at byte 25: unexpected end of the text\" moved_to=\(directory.path)/state.json.corrupt-2"
+        )
         #expect(screens(lines).first == "0.000 screen |Verification    |Send code       |")
         #expect(directory.exists("state.json.corrupt-2"))
         #expect(!directory.exists("state.json"))
@@ -160,7 +179,10 @@ struct PersistRestartTests {
         let newer = "{\"version\": 2, \"status\": \"sent\", \"somethingNew\": [1, 2]}\n"
         directory.write("state.json", newer)
         let lines = try headless(script: "end@1", stateFile: directory.stateFile)
-        #expect(lines.first == "0.000 state unreadable reason=\"version 2 is not supported (this program reads version 1)\" moved_to=\(directory.path)/state.json.corrupt-1")
+        #expect(
+            lines.first
+                == "0.000 state unreadable reason=\"version 2 is not supported (this program reads version 1)\" moved_to=\(directory.path)/state.json.corrupt-1"
+        )
         #expect(screens(lines).first == "0.000 screen |Verification    |Send code       |")
         #expect(directory.read("state.json.corrupt-1") == newer)
     }

@@ -17,7 +17,9 @@ struct PiFirstDayTests {
         let error = exitError { () throws(ExitError) in try RunOptions.parse(["--address", "auto"], readConfig: { _ in .missing }) }
         #expect(error?.code == .usage)
         #expect(error?.message == "run: --address auto: " + autoAddressRefusal)
-        #expect(autoAddressRefusal.contains("'resend-button check' finds the backpack and prints the line to use (lcd: { address: 0x27 } in the config, or --address 0x27)"))
+        #expect(
+            autoAddressRefusal.contains(
+                "'resend-button check' finds the backpack and prints the line to use (lcd: { address: 0x27 } in the config, or --address 0x27)"))
     }
 
     @Test("lcd.address \"auto\" in the config file is a config error (78) for run and for config check")
@@ -49,7 +51,10 @@ struct PiFirstDayTests {
         facts.i2cBuses[0].number = 3
         facts.i2cBuses[0].node = node("/dev/i2c-3", group: "i2c")
         let (findings, lcd) = checkFindings(options, facts)
-        #expect(findings.map(\.line).contains("NOTE run writes only to the address you name: put lcd: { bus: 3, address: 0x3f } in /etc/resend-button/config.json5 (or pass run --address 0x3f --i2c-bus 3)"))
+        #expect(
+            findings.map(\.line).contains(
+                "NOTE run writes only to the address you name: put lcd: { bus: 3, address: 0x3f } in /etc/resend-button/config.json5 (or pass run --address 0x3f --i2c-bus 3)"
+            ))
         #expect(lcd == I2CAddress(0x3F))
         #expect(checkExitCode(findings) == .ok)
     }
@@ -60,13 +65,18 @@ struct PiFirstDayTests {
         facts.scan?.claimed = [I2CAddress(0x27)!]
         let (findings, lcd) = checkFindings(CheckOptions(), facts)
         #expect(lcd == nil)
-        #expect(findings.map(\.line).contains { $0.hasPrefix("PROBLEM no device answered on /dev/i2c-1 at 0x20-0x27 (PCF8574) and 0x38-0x3f (PCF8574A) (claimed: 0x27, see above)") })
+        #expect(
+            findings.map(\.line).contains {
+                $0.hasPrefix("PROBLEM no device answered on /dev/i2c-1 at 0x20-0x27 (PCF8574) and 0x38-0x3f (PCF8574A) (claimed: 0x27, see above)")
+            })
         #expect(checkExitCode(findings) == .unavailable)
     }
 
     // MARK: 4. no LCD at start with a fixed address
 
-    @Test("started without its LCD: the button, LED and countdown work at once, the screen appears when the device answers, and nothing is written to any other address")
+    @Test(
+        "started without its LCD: the button, LED and countdown work at once, the screen appears when the device answers, and nothing is written to any other address"
+    )
     func offlineStartHeals() throws {
         var rig = HealingRig()
         var lines: [String] = []
@@ -98,11 +108,15 @@ struct PiFirstDayTests {
     func runI2CDevMissing() {
         let error = HALError(.notFound, operation: "open /dev/i2c-1", errno: 2)
         let without = StartupFacts(gpioChipCount: 1, i2cBusNumbers: [], i2cAdapterNumbers: [1])
-        #expect(startupFailure(error, resource: .i2cBus(1), facts: without).message
-            == "run: I2C bus 1: open /dev/i2c-1: ENOENT (2): no such file or directory; I2C is on but i2c-dev is not loaded: sudo modprobe i2c-dev (to load it at every boot: echo i2c-dev | sudo tee /etc/modules-load.d/i2c-dev.conf (scripts/install and the .deb install /usr/lib/modules-load.d/resend-button.conf))")
+        #expect(
+            startupFailure(error, resource: .i2cBus(1), facts: without).message
+                == "run: I2C bus 1: open /dev/i2c-1: ENOENT (2): no such file or directory; I2C is on but i2c-dev is not loaded: sudo modprobe i2c-dev (to load it at every boot: echo i2c-dev | sudo tee /etc/modules-load.d/i2c-dev.conf (scripts/install and the .deb install /usr/lib/modules-load.d/resend-button.conf))"
+        )
         let installed = StartupFacts(gpioChipCount: 1, i2cBusNumbers: [], i2cAdapterNumbers: [1], i2cDevAtBoot: [Discovery.modulesLoadFile])
-        #expect(startupFailure(error, resource: .i2cBus(1), facts: installed).message
-            == "run: I2C bus 1: open /dev/i2c-1: ENOENT (2): no such file or directory; I2C is on but i2c-dev is not loaded: sudo modprobe i2c-dev (installed: /usr/lib/modules-load.d/resend-button.conf loads it at the next boot)")
+        #expect(
+            startupFailure(error, resource: .i2cBus(1), facts: installed).message
+                == "run: I2C bus 1: open /dev/i2c-1: ENOENT (2): no such file or directory; I2C is on but i2c-dev is not loaded: sudo modprobe i2c-dev (installed: /usr/lib/modules-load.d/resend-button.conf loads it at the next boot)"
+        )
         // No adapter at all: I2C itself is off.
         let off = StartupFacts(gpioChipCount: 1, i2cBusNumbers: [])
         #expect(startupFailure(error, resource: .i2cBus(1), facts: off).message.hasSuffix("no I2C bus exists: " + Advice.enableI2C))
@@ -113,11 +127,16 @@ struct PiFirstDayTests {
         let error = HALError(.busy, operation: "I2C_SLAVE /dev/i2c-1 0x27", errno: 16)
         let failure = startupFailure(error, resource: .i2cBus(1), facts: StartupFacts(gpioChipCount: 1, i2cBusNumbers: [1]))
         #expect(failure.code == .unavailable)
-        #expect(failure.message.hasSuffix("a kernel driver owns the address (i2cdetect shows UU); if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot"))
+        #expect(
+            failure.message.hasSuffix(
+                "a kernel driver owns the address (i2cdetect shows UU); if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot"
+            ))
         #expect(!failure.message.contains("gpioinfo"))
         let client = I2CClientInfo(sysfsName: "1-0027", deviceName: "pcf8574", driver: "pcf857x")
-        #expect(Advice.kernelDriverOwns(I2CAddress(0x27)!, client: client)
-            == "the kernel driver \"pcf857x\" (device \"pcf8574\", /sys/bus/i2c/devices/1-0027) owns 0x27; if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot")
+        #expect(
+            Advice.kernelDriverOwns(I2CAddress(0x27)!, client: client)
+                == "the kernel driver \"pcf857x\" (device \"pcf8574\", /sys/bus/i2c/devices/1-0027) owns 0x27; if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot"
+        )
     }
 
     @Test("check: a fixed address owned by a kernel driver is a problem (69) naming the driver; in auto it is a note")
@@ -129,7 +148,10 @@ struct PiFirstDayTests {
         facts.clients[I2CAddress(0x27)!] = I2CClientInfo(sysfsName: "1-0027", deviceName: "pcf8574", driver: "pcf857x")
         let (findings, lcd) = checkFindings(options, facts)
         #expect(lcd == nil)
-        #expect(findings.last?.line == "PROBLEM 0x27 on /dev/i2c-1 is claimed by a kernel driver (i2cdetect shows UU): the kernel driver \"pcf857x\" (device \"pcf8574\", /sys/bus/i2c/devices/1-0027) owns 0x27; if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot")
+        #expect(
+            findings.last?.line
+                == "PROBLEM 0x27 on /dev/i2c-1 is claimed by a kernel driver (i2cdetect shows UU): the kernel driver \"pcf857x\" (device \"pcf8574\", /sys/bus/i2c/devices/1-0027) owns 0x27; if it is the LCD, the Raspberry Pi overlay dtoverlay=hd44780-i2c-lcd binds it to /dev/lcd: remove that line from /boot/firmware/config.txt and reboot"
+        )
         #expect(checkExitCode(findings) == .unavailable)
         let (auto, _) = checkFindings(CheckOptions(), facts)
         #expect(auto.map(\.line).contains { $0.hasPrefix("NOTE 0x27 on /dev/i2c-1 is claimed by a kernel driver") })
@@ -137,19 +159,23 @@ struct PiFirstDayTests {
 
     // MARK: 5. the bus clock
 
-    @Test("check shows the chosen bus's clock and warns above 100 kHz; unknown without device tree",
-          arguments: [
+    @Test(
+        "check shows the chosen bus's clock and warns above 100 kHz; unknown without device tree",
+        arguments: [
             (100_000 as Int?, "OK I2C bus 1: /dev/i2c-1 [bcm2835 (i2c@7e804000)], clock 100 kHz", false),
             (400_000, "OK I2C bus 1: /dev/i2c-1 [bcm2835 (i2c@7e804000)], clock 400 kHz", true),
             (nil, "OK I2C bus 1: /dev/i2c-1 [bcm2835 (i2c@7e804000)], clock unknown (no device-tree clock-frequency)", false),
-          ])
+        ])
     func clock(hz: Int?, line: String, warned: Bool) {
         var facts = piFacts()
         facts.i2cBuses[0].clockHz = hz
         let (findings, _) = checkFindings(CheckOptions(), facts)
         let lines = findings.map(\.line)
         #expect(lines.contains(line))
-        #expect(lines.contains("NOTE I2C bus 1: clock 400 kHz is above the PCF8574's rated 100 kHz (Pi 3-family boards may run SCL up to 1.6x the setting); the driver pads its bytes to keep the HD44780's timing, but for a reliable bus set dtparam=i2c_arm_baudrate=100000 in /boot/firmware/config.txt and reboot") == warned)
+        #expect(
+            lines.contains(
+                "NOTE I2C bus 1: clock 400 kHz is above the PCF8574's rated 100 kHz (Pi 3-family boards may run SCL up to 1.6x the setting); the driver pads its bytes to keep the HD44780's timing, but for a reliable bus set dtparam=i2c_arm_baudrate=100000 in /boot/firmware/config.txt and reboot"
+            ) == warned)
         #expect(checkExitCode(findings) == .ok)
     }
 }
@@ -174,8 +200,9 @@ struct LostEdgeTests {
         return lines
     }
 
-    @Test("a bounce burst of 17 edges while the loop was busy: the kernel kept 16 (the last a bounce release) and dropped the settling press; with the overflow reported the press counts, without it the press is lost",
-          arguments: [true, false])
+    @Test(
+        "a bounce burst of 17 edges while the loop was busy: the kernel kept 16 (the last a bounce release) and dropped the settling press; with the overflow reported the press counts, without it the press is lost",
+        arguments: [true, false])
     func droppedSettlingEdge(reported: Bool) throws {
         var rig = HealingRig()
         var source = VirtualEventSource(clock: rig.clock)

@@ -10,8 +10,9 @@ private func running(_ arguments: [String]) throws -> Child {
 
 @Suite("Signals and the send command's process group, with the built binary", .serialized, .timeLimit(.minutes(1)))
 struct SignalProcessTests {
-    @Test("a day-long headless run on virtual time ends at once on SIGTERM or SIGINT, killed by the signal (143 or 130 in a shell)",
-          arguments: [SIGTERM, SIGINT])
+    @Test(
+        "a day-long headless run on virtual time ends at once on SIGTERM or SIGINT, killed by the signal (143 or 130 in a shell)",
+        arguments: [SIGTERM, SIGINT])
     func virtualTimeRun(signal: Int32) throws {
         // Nobody reads the output: the run fills the pipe and waits there, as long as it takes.
         let run = try running(["simulate", "--headless", "--duration", "86400", "--script", "press@0 end@86400"])
@@ -66,7 +67,9 @@ struct SignalProcessTests {
     @Test("on SIGTERM the program ends a running send command and its group (SIGTERM, SIGKILL after the grace) before it exits 0")
     func groupEndsWithProgram() throws {
         let directory = StateDirectory()
-        let command = directory.script("send", """
+        let command = directory.script(
+            "send",
+            """
             sh -c 'trap "" TERM; echo $$ > \(directory.path)/stubborn.tmp; mv \(directory.path)/stubborn.tmp \(directory.path)/stubborn; exec sleep 1000' &
             echo $$ > \(directory.path)/command
             sleep 1000

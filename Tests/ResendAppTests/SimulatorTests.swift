@@ -74,8 +74,9 @@ struct HeadlessSimulatorTests {
 
     @Test("a script file is read, comments and all")
     func scriptFile() {
-        let result = runCLI(["simulate", "--headless", "--duration", "2", "--script-file", "s.txt"],
-                            files: ["s.txt": "# a press\npress@1  # then nothing\n"])
+        let result = runCLI(
+            ["simulate", "--headless", "--duration", "2", "--script-file", "s.txt"],
+            files: ["s.txt": "# a press\npress@1  # then nothing\n"])
         #expect(result.code == .ok)
         #expect(result.out.contains(screenLine("1.020", "Verification", "Resend (02)")))
     }
@@ -86,26 +87,40 @@ private func format2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
 @Suite("Simulator command line")
 struct SimulatorCommandLineTests {
-    @Test("bad options name the option and the allowed values, and exit 64", arguments: [
-        (["simulate", "--duration", "0"], "simulate: --duration: expected whole seconds from 1 to 86400, got '0'"),
-        (["simulate", "--duration", "-3"], "simulate: --duration: expected whole seconds from 1 to 86400, got '-3'"),
-        (["simulate", "--duration", "ten"], "simulate: --duration: expected whole seconds from 1 to 86400, got 'ten'"),
-        (["simulate", "--duration", "86401"], "simulate: --duration: expected whole seconds from 1 to 86400, got '86401'"),
-        (["simulate", "--duration"], "simulate: option '--duration' needs a value (SECONDS)"),
-        (["simulate", "--geometry", "17x2"], "simulate: --geometry: '17x2' is not a supported LCD size; use one of 16x2, 20x4, 40x2"),
-        (["simulate", "--debounce", "5000"], "simulate: --debounce: expected milliseconds from 1 to 1000, got '5000'"),
-        (["simulate", "--debounce", "0"], "simulate: --debounce: expected milliseconds from 1 to 1000, got '0'"),
-        (["simulate", "--geometry", "8x1"], "simulate: --geometry: '8x1' has 1 row; the button needs 2 (status and label): use one of 16x2, 20x4, 40x2"),
-        (["simulate", "--debounce-mode", "fast"], "simulate: --debounce-mode: 'fast' is not a mode; use stable or prompt"),
-        (["simulate", "--durration", "5"], "simulate: unknown option '--durration'; did you mean '--duration'?"),
-        (["simulate", "--title", "Verification code!"], "simulate: --title \"Verification code!\" is 18 characters wide; the display has 16 columns"),
-        (["simulate", "--script", "press@0"], "simulate: --script and --script-file need --headless"),
-        (["simulate", "--headless", "--script", "press@x"], "simulate: script item 'press@x' is not KIND@TIME or KIND@TIME:KEYS (kinds: press, bounce, glitch, end; with keys: key, keys, down, up; time like 12, 12.5s or 500ms)"),
-        (["simulate", "--headless", "--script", "poke@1"], "simulate: script item 'poke@1': unknown kind 'poke' (kinds: press, bounce, glitch, end, key, keys, down, up)"),
-        (["simulate", "--bounce-key", "q"], "simulate: --bounce-key: expected one letter or digit other than q, got 'q'"),
-        (["simulate", "extra"], "simulate: unexpected argument 'extra' (options start with --)"),
-        (["simulat"], "resend-button: unknown command 'simulat'; did you mean 'simulate'? (commands: simulate, run, check, config, output)"),
-    ])
+    @Test(
+        "bad options name the option and the allowed values, and exit 64",
+        arguments: [
+            (["simulate", "--duration", "0"], "simulate: --duration: expected whole seconds from 1 to 86400, got '0'"),
+            (["simulate", "--duration", "-3"], "simulate: --duration: expected whole seconds from 1 to 86400, got '-3'"),
+            (["simulate", "--duration", "ten"], "simulate: --duration: expected whole seconds from 1 to 86400, got 'ten'"),
+            (["simulate", "--duration", "86401"], "simulate: --duration: expected whole seconds from 1 to 86400, got '86401'"),
+            (["simulate", "--duration"], "simulate: option '--duration' needs a value (SECONDS)"),
+            (["simulate", "--geometry", "17x2"], "simulate: --geometry: '17x2' is not a supported LCD size; use one of 16x2, 20x4, 40x2"),
+            (["simulate", "--debounce", "5000"], "simulate: --debounce: expected milliseconds from 1 to 1000, got '5000'"),
+            (["simulate", "--debounce", "0"], "simulate: --debounce: expected milliseconds from 1 to 1000, got '0'"),
+            (
+                ["simulate", "--geometry", "8x1"],
+                "simulate: --geometry: '8x1' has 1 row; the button needs 2 (status and label): use one of 16x2, 20x4, 40x2"
+            ),
+            (["simulate", "--debounce-mode", "fast"], "simulate: --debounce-mode: 'fast' is not a mode; use stable or prompt"),
+            (["simulate", "--durration", "5"], "simulate: unknown option '--durration'; did you mean '--duration'?"),
+            (
+                ["simulate", "--title", "Verification code!"],
+                "simulate: --title \"Verification code!\" is 18 characters wide; the display has 16 columns"
+            ),
+            (["simulate", "--script", "press@0"], "simulate: --script and --script-file need --headless"),
+            (
+                ["simulate", "--headless", "--script", "press@x"],
+                "simulate: script item 'press@x' is not KIND@TIME or KIND@TIME:KEYS (kinds: press, bounce, glitch, end; with keys: key, keys, down, up; time like 12, 12.5s or 500ms)"
+            ),
+            (
+                ["simulate", "--headless", "--script", "poke@1"],
+                "simulate: script item 'poke@1': unknown kind 'poke' (kinds: press, bounce, glitch, end, key, keys, down, up)"
+            ),
+            (["simulate", "--bounce-key", "q"], "simulate: --bounce-key: expected one letter or digit other than q, got 'q'"),
+            (["simulate", "extra"], "simulate: unexpected argument 'extra' (options start with --)"),
+            (["simulat"], "resend-button: unknown command 'simulat'; did you mean 'simulate'? (commands: simulate, run, check, config, output)"),
+        ])
     func badOptions(arguments: [String], message: String) {
         let result = runCLI(arguments)
         #expect(result.code == .usage)
@@ -126,7 +141,9 @@ struct SimulatorCommandLineTests {
     func help() {
         let result = runCLI(["simulate", "--help"])
         #expect(result.code == .ok)
-        for option in ["--duration", "--geometry", "--debounce", "--debounce-mode", "--headless", "--script", "--script-file", "--events", "--bounce-key"] {
+        for option in [
+            "--duration", "--geometry", "--debounce", "--debounce-mode", "--headless", "--script", "--script-file", "--events", "--bounce-key",
+        ] {
             #expect(result.out.contains { $0.contains(option) }, "\(option)")
         }
     }
@@ -141,9 +158,11 @@ struct SimulatorCommandLineTests {
 
 @Suite("Script and time formats")
 struct ScriptFormatTests {
-    @Test("times parse as seconds or milliseconds", arguments: [
-        ("0", Int64(0)), ("12", 12_000), ("12.5", 12_500), ("12.05", 12_050), ("1.005s", 1_005), ("500ms", 500), ("0.5s", 500),
-    ])
+    @Test(
+        "times parse as seconds or milliseconds",
+        arguments: [
+            ("0", Int64(0)), ("12", 12_000), ("12.5", 12_500), ("12.05", 12_050), ("1.005s", 1_005), ("500ms", 500), ("0.5s", 500),
+        ])
     func parsesTimes(text: String, milliseconds: Int64) {
         #expect(parseTime(text) == .milliseconds(milliseconds))
     }
@@ -153,9 +172,11 @@ struct ScriptFormatTests {
         #expect(parseTime(text) == nil)
     }
 
-    @Test("seconds print with exactly three decimals, never dropping a zero", arguments: [
-        (Int64(0), "0.000"), (5, "0.005"), (50, "0.050"), (1_050, "1.050"), (60_020, "60.020"), (123_456, "123.456"), (-1_500, "-1.500"),
-    ])
+    @Test(
+        "seconds print with exactly three decimals, never dropping a zero",
+        arguments: [
+            (Int64(0), "0.000"), (5, "0.005"), (50, "0.050"), (1_050, "1.050"), (60_020, "60.020"), (123_456, "123.456"), (-1_500, "-1.500"),
+        ])
     func formatsSeconds(milliseconds: Int64, text: String) {
         #expect(formatSeconds3(.milliseconds(milliseconds)) == text)
     }

@@ -27,12 +27,17 @@ struct StateFailClosedTests {
         directory.write("state.json", String(repeating: " ", count: 70_000))
         let result = runCLI(["simulate", "--headless", "--events", "--state-file", directory.stateFile, "--script", "press@0 end@1"])
         #expect(result.code == .ok)
-        #expect(result.out.first == "0.000 state unreadable reason=\"read \(directory.stateFile): is larger than 65536 bytes\" moved_to=\(directory.stateFile).corrupt-1")
+        #expect(
+            result.out.first
+                == "0.000 state unreadable reason=\"read \(directory.stateFile): is larger than 65536 bytes\" moved_to=\(directory.stateFile).corrupt-1"
+        )
         #expect(fileSize(directory.stateFile + ".corrupt-1") == 70_000, "kept for a human")
         #expect((fileSize(directory.stateFile) ?? 0) > 0 && (fileSize(directory.stateFile) ?? 0) < 1_000, "a new state was written")
     }
 
-    @Test("with a directory at STATE.tmp no write succeeds: code entry closes with one log line and no code is checked; once it is removed, the retry writes and entry opens again")
+    @Test(
+        "with a directory at STATE.tmp no write succeeds: code entry closes with one log line and no code is checked; once it is removed, the retry writes and entry opens again"
+    )
     func unwritableStateClosesEntry() throws {
         let binary = try #require(executablePath(), "build the executable first: swift build")
         let directory = StateDirectory()
@@ -40,11 +45,13 @@ struct StateFailClosedTests {
         #expect(mkdir(blocker, 0o755) == 0)
         directory.write("verify.sh", "read code; exit 1\n")
         directory.write("kp.json5", "{ keypad: { enabled: true, verify: { command: ['/bin/false'] } } }")
-        let child = Child(binary, [
-            "simulate", "--config", directory.path + "/kp.json5", "--headless", "--realtime", "--events", "--duration", "60",
-            "--state-file", directory.stateFile, "--verify-command", "sh " + directory.path + "/verify.sh",
-            "--script", "press@0 keys@0.3:1111#",
-        ])
+        let child = Child(
+            binary,
+            [
+                "simulate", "--config", directory.path + "/kp.json5", "--headless", "--realtime", "--events", "--duration", "60",
+                "--state-file", directory.stateFile, "--verify-command", "sh " + directory.path + "/verify.sh",
+                "--script", "press@0 keys@0.3:1111#",
+            ])
         let closed = try #require(child.waitForLine { $0.contains("entry closed") }, "\(child.lines)")
         #expect(closed.line.hasSuffix("entry closed reason=\"the state cannot be written\""))
         #expect(child.lines.contains { $0.contains("state write failed") && $0.contains(blocker) })

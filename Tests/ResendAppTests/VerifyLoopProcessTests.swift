@@ -25,13 +25,16 @@ private struct TimedKeys: EventSource {
 
 @Suite("Keypad loop with a real verify command")
 struct VerifyLoopProcessTests {
-    @Test("typed on the keypad, the code reaches the verify command's standard input; the log and the state file hold only its length and the outcome")
+    @Test(
+        "typed on the keypad, the code reaches the verify command's standard input; the log and the state file hold only its length and the outcome")
     func endToEnd() throws {
         let directory = StateDirectory()
         directory.write("expected", "918273")
         let script = #"read code; [ "$code" = "$(cat "$DIR/expected")" ]"#
-        let process = try ProcessRunner(.init(arguments: ["sh", "-c", script], timeout: .seconds(10), environment: ["DIR": directory.path],
-                                              purpose: .verify))
+        let process = try ProcessRunner(
+            .init(
+                arguments: ["sh", "-c", script], timeout: .seconds(10), environment: ["DIR": directory.path],
+                purpose: .verify))
         var linux = try LinuxEventSource(button: nil)
         _ = linux.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
         let clock = SystemClock()

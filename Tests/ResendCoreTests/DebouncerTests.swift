@@ -1,6 +1,6 @@
 import HAL
-import Testing
 import ResendCore
+import Testing
 
 /// An arbitrary start, away from the clock's origin.
 private let t0 = Instant(nanoseconds: 5_000_000_000)
@@ -97,8 +97,10 @@ struct StableDebouncerTests {
         var debouncer = Debouncer(window: window)
         var edges = burst(7, settling: true, from: t0)
         // Contact chatter while held (each glitch shorter than the window), then a long hold.
-        edges += [edge(false, at: t0 + ms(500)), edge(true, at: t0 + ms(502)),
-                  edge(false, at: t0 + ms(900)), edge(true, at: t0 + ms(915))]
+        edges += [
+            edge(false, at: t0 + ms(500)), edge(true, at: t0 + ms(502)),
+            edge(false, at: t0 + ms(900)), edge(true, at: t0 + ms(915)),
+        ]
         let changes = run(&debouncer, edges)
         #expect(changes.map(\.pressed) == [true])
         #expect(debouncer.advance(to: t0 + .seconds(60)) == nil)
@@ -108,17 +110,18 @@ struct StableDebouncerTests {
     func pressNeedsRelease() {
         var debouncer = Debouncer(window: window)
         let edges = [
-            edge(true, at: t0),                                             // press
-            edge(false, at: t0 + ms(100)), edge(true, at: t0 + ms(110)),     // 10 ms release glitch: no new press
-            edge(false, at: t0 + ms(300)),                                  // real release
-            edge(true, at: t0 + ms(400)),                                   // second press
+            edge(true, at: t0),  // press
+            edge(false, at: t0 + ms(100)), edge(true, at: t0 + ms(110)),  // 10 ms release glitch: no new press
+            edge(false, at: t0 + ms(300)),  // real release
+            edge(true, at: t0 + ms(400)),  // second press
         ]
         let changes = run(&debouncer, edges)
-        #expect(changes == [
-            DebouncedChange(pressed: true, time: t0 + ms(20)),
-            DebouncedChange(pressed: false, time: t0 + ms(320)),
-            DebouncedChange(pressed: true, time: t0 + ms(420)),
-        ])
+        #expect(
+            changes == [
+                DebouncedChange(pressed: true, time: t0 + ms(20)),
+                DebouncedChange(pressed: false, time: t0 + ms(320)),
+                DebouncedChange(pressed: true, time: t0 + ms(420)),
+            ])
         #expect(debouncer.suppressedEdges == 2)
     }
 
@@ -126,7 +129,7 @@ struct StableDebouncerTests {
     func duplicateRestartsWindow() {
         var debouncer = Debouncer(window: window)
         _ = debouncer.feed(edge(true, at: t0))
-        _ = debouncer.feed(edge(true, at: t0 + ms(15)))   // a release was lost in between
+        _ = debouncer.feed(edge(true, at: t0 + ms(15)))  // a release was lost in between
         #expect(debouncer.nextDeadline == t0 + ms(35))
         #expect(debouncer.advance(to: t0 + ms(20)) == nil)
         #expect(debouncer.advance(to: t0 + ms(35)) == DebouncedChange(pressed: true, time: t0 + ms(35)))
@@ -146,7 +149,7 @@ struct StableDebouncerTests {
     func outOfOrderEdge() {
         var debouncer = Debouncer(window: window)
         _ = debouncer.feed(edge(true, at: t0 + ms(10)))
-        _ = debouncer.feed(edge(false, at: t0 + ms(5)))   // older stamp: the line went back at 10 ms at the earliest
+        _ = debouncer.feed(edge(false, at: t0 + ms(5)))  // older stamp: the line went back at 10 ms at the earliest
         #expect(debouncer.nextDeadline == nil)
         _ = debouncer.feed(edge(true, at: t0 + ms(12)))
         #expect(debouncer.nextDeadline == t0 + ms(32))

@@ -1,7 +1,7 @@
 import HAL
 import HALMock
-import Testing
 import ResendCore
+import Testing
 
 /// A code made on the device: the digits are exactly uniform, a resend never repeats the code and
 /// the old one stops working, typed codes are compared in constant time, and a restart forgets it.
@@ -25,6 +25,16 @@ struct DeviceCodeTests {
         let drawn = try code.draw(length: 6, from: &random)
         #expect(drawn.digits == ascii("397209"))
         #expect(code.matches(ascii("397209"), length: 6))
+    }
+
+    @Test func wipingTheSentCopyLeavesTheHeldCodeEvenWhenItFillsTheBuffer() throws {
+        for capacity in [6, 8] {
+            var random = SequenceRandom(bytes: [4, 7, 1, 1, 0, 8])
+            var code = DeviceCode(capacity: capacity)
+            var sent = try code.draw(length: 6, from: &random)
+            sent.wipe()  // as the send command's runner does once the code is written
+            #expect(code.matches(ascii("471108"), length: 6), "capacity \(capacity)")
+        }
     }
 
     @Test func aNewCodeIsNeverTheOneItReplaces() throws {
@@ -147,9 +157,10 @@ struct DeviceCodeTests {
         config.codeMadeOnDevice = true
         config.opensWithoutSend = true
         config.codeLength = 9
-        #expect(config.problems(columns: 40) == [
-            "codeLength must be from minLength to maxLength",
-            "opensWithoutSend cannot go with a code made on the device (it must be sent to be typed)",
-        ])
+        #expect(
+            config.problems(columns: 40) == [
+                "codeLength must be from minLength to maxLength",
+                "opensWithoutSend cannot go with a code made on the device (it must be sent to be typed)",
+            ])
     }
 }

@@ -1,7 +1,7 @@
 import HAL
 import HALMock
-import Testing
 import ResendCore
+import Testing
 
 /// The verify command's exit statuses as the code-entry flow answers them (the contract of
 /// docs/exit-codes.md), on virtual time on a 16x2 display.

@@ -1,7 +1,7 @@
 import HAL
 import HALMock
-import Testing
 import ResendCore
+import Testing
 
 /// A security device fails closed: a try is written before its check starts (a power cut never
 /// yields a free try), and code entry closes while the state cannot be written. On virtual time,
@@ -78,8 +78,11 @@ struct EntryFailClosedTests {
         rig.start(entry: stored.resumed(monotonicNow: kt(0), wallNow: wall, config: rig.pad.entry!.config))
         #expect(rig.lines == ["Try again (30)", "Send code"])
         #expect(rig.entryLog.contains(.lockoutStarted(until: kt(30), seconds: 30, round: 1)))
-        #expect(rig.entryPersisted.last == EntrySnapshot(failures: 0, rounds: 1, lockoutEnd: kt(30), lockoutSeconds: 30,
-                                                         open: true, validUntil: kt(500)))
+        #expect(
+            rig.entryPersisted.last
+                == EntrySnapshot(
+                    failures: 0, rounds: 1, lockoutEnd: kt(30), lockoutSeconds: 30,
+                    open: true, validUntil: kt(500)))
         rig.run(until: kt(30))
         #expect(rig.line1 == "Code: ________")
     }
@@ -153,7 +156,8 @@ struct StorageWitnessVerifier: CodeVerifier {
 struct EventLoopFailClosedTests {
     private typealias WitnessEnvironment<Source: EventSource> = TestEnvironment<
         Source, FrameLog, RecordingLED, RecordingLED, ManualClock, EventRecorder, ScriptedCommandRunner,
-        StorageWitnessVerifier, MemoryStateStorage, ManualWallClock>
+        StorageWitnessVerifier, MemoryStateStorage, ManualWallClock
+    >
 
     private func loop<Source: EventSource>(_ device: KeypadDevice, source: Source, verifier: ScriptedVerifier)
         -> EventLoop<WitnessEnvironment<Source>>
@@ -174,7 +178,7 @@ struct EventLoopFailClosedTests {
         device.tap(.button, at: kt(1))
         device.type("1111#", at: kt(3))  // exit 1
         device.type("2222#", at: kt(8))  // exit 4: the try is given back
-        device.type("3333#", at: kt(13)) // exit 1
+        device.type("3333#", at: kt(13))  // exit 1
         device.stop(at: kt(20))
         var loop = loop(device, source: device.source, verifier: ScriptedVerifier([.exited(code: 1), .exited(code: 4), .exited(code: 1)]))
         try loop.run()
@@ -184,7 +188,9 @@ struct EventLoopFailClosedTests {
         #expect(stored.entry?.failures == 2)
     }
 
-    @Test("with a state file that cannot be written, no verify command runs: the panel says Entry closed, logs it once, and opens again once a write succeeds")
+    @Test(
+        "with a state file that cannot be written, no verify command runs: the panel says Entry closed, logs it once, and opens again once a write succeeds"
+    )
     func unwritableState() throws {
         var device = KeypadDevice()
         device.storage.writeError = HALError(.io, operation: "create /var/lib/resend-button/state.json.tmp", errno: 21)
@@ -196,8 +202,9 @@ struct EventLoopFailClosedTests {
         // disk is repaired at 20 s; the retry at 32.02 s writes.
         var source = device.source
         source.schedule(.inputDevice(.online(path: "repair", name: nil)), at: kt(20))
-        var loop = loop(device, source: RepairingSource(inner: source, storage: device.storage, at: kt(20)),
-                        verifier: ScriptedVerifier([.exited(code: 0)]))
+        var loop = loop(
+            device, source: RepairingSource(inner: source, storage: device.storage, at: kt(20)),
+            verifier: ScriptedVerifier([.exited(code: 0)]))
         try loop.run()
         #expect(loop.verifier.failuresOnDiskAtStart.isEmpty, "no check ran")
         #expect(loop.display.screen(at: kt(2)) == ["Entry closed", "Resend (60)"])
@@ -257,10 +264,12 @@ struct EntryLimitsTests {
         #expect(rig.lines[2...] == ["Max 4 digits", "Code: ****"])
     }
 
-    @Test("a lockout's seconds take the form that fits the display", arguments: [
-        (30, 20, "30"), (600, 20, "600"), (999, 3, "999"), (1_000, 20, "16:40"), (1_000, 3, "17m"), (3_599, 4, "60m"),
-        (3_600, 20, "1:00:00"), (3_600, 5, "60m"), (3_601, 5, "2h"), (86_400, 20, "24:00:00"), (86_400, 5, "24h"), (59, 1, "59"),
-    ])
+    @Test(
+        "a lockout's seconds take the form that fits the display",
+        arguments: [
+            (30, 20, "30"), (600, 20, "600"), (999, 3, "999"), (1_000, 20, "16:40"), (1_000, 3, "17m"), (3_599, 4, "60m"),
+            (3_600, 20, "1:00:00"), (3_600, 5, "60m"), (3_601, 5, "2h"), (86_400, 20, "24:00:00"), (86_400, 5, "24h"), (59, 1, "59"),
+        ])
     func lockoutForms(seconds: Int, width: Int, shown: String) {
         #expect(formatLockoutSeconds(seconds, width: width) == shown)
     }

@@ -1,6 +1,6 @@
 import HAL
-import Testing
 import ResendCore
+import Testing
 
 @Suite("Entry rules and their persisted state")
 struct EntryRulesTests {
@@ -23,13 +23,14 @@ struct EntryRulesTests {
         config.lockouts = []
         config.pulse = .zero
         config.entryTimeout = .seconds(90_000)
-        #expect(config.problems(columns: 16) == [
-            "minLength must be from 1 to maxLength",
-            "entryTimeout must be more than 0 and at most a day",
-            "validity must be whole seconds",
-            "pulse must be more than 0 and at most a day",
-            "lockouts must name at least one lockout",
-        ])
+        #expect(
+            config.problems(columns: 16) == [
+                "minLength must be from 1 to maxLength",
+                "entryTimeout must be more than 0 and at most a day",
+                "validity must be whole seconds",
+                "pulse must be more than 0 and at most a day",
+                "lockouts must name at least one lockout",
+            ])
         var none = EntryConfig()
         none.maxAttempts = nil
         none.lockouts = []
@@ -63,8 +64,9 @@ struct EntryRulesTests {
     @Test func anOpenFieldResumesOnlyWithValidityLeftAndNeverMore() {
         let config = EntryConfig()
         let left = PersistedEntryState(open: true, validUntil: wall + .seconds(100))
-        #expect(left.resumed(monotonicNow: t0, wallNow: wall, config: config)
-            == EntrySnapshot(open: true, validUntil: t0 + .seconds(100)))
+        #expect(
+            left.resumed(monotonicNow: t0, wallNow: wall, config: config)
+                == EntrySnapshot(open: true, validUntil: t0 + .seconds(100)))
         let gone = PersistedEntryState(open: true, validUntil: wall - .seconds(1))
         #expect(gone.resumed(monotonicNow: t0, wallNow: wall, config: config) == EntrySnapshot())
         let stretched = PersistedEntryState(open: true, validUntil: wall + .seconds(1_000_000))
@@ -72,13 +74,17 @@ struct EntryRulesTests {
     }
 
     @Test func aSnapshotGoesToTheWallClockAndBack() {
-        let snapshot = EntrySnapshot(failures: 1, rounds: 2, lockoutEnd: t0 + .seconds(100), lockoutSeconds: 120,
-                                     open: true, validUntil: t0 + .seconds(300))
+        let snapshot = EntrySnapshot(
+            failures: 1, rounds: 2, lockoutEnd: t0 + .seconds(100), lockoutSeconds: 120,
+            open: true, validUntil: t0 + .seconds(300))
         let stored = PersistedEntryState(snapshot, monotonicNow: t0, wallNow: wall)
         #expect(stored.lockoutEnd == wall + .seconds(100))
         let later = Instant(nanoseconds: 99_000_000_000)
         let resumed = stored.resumed(monotonicNow: later, wallNow: wall + .seconds(40), config: EntryConfig())
-        #expect(resumed == EntrySnapshot(failures: 1, rounds: 2, lockoutEnd: later + .seconds(60), lockoutSeconds: 120,
-                                         open: true, validUntil: later + .seconds(260)))
+        #expect(
+            resumed
+                == EntrySnapshot(
+                    failures: 1, rounds: 2, lockoutEnd: later + .seconds(60), lockoutSeconds: 120,
+                    open: true, validUntil: later + .seconds(260)))
     }
 }

@@ -45,7 +45,8 @@ struct FailingSource: EventSource {
 
 typealias EntryEnvironment<Source: EventSource> = TestEnvironment<
     Source, FrameLog, RecordingLED, RecordingLED, ManualClock, EventRecorder, ScriptedCommandRunner, ScriptedVerifier,
-    MemoryStateStorage, ManualWallClock>
+    MemoryStateStorage, ManualWallClock
+>
 typealias TestEntryLoop<Source: EventSource> = EventLoop<EntryEnvironment<Source>>
 
 /// The device with a keypad, on virtual time: a button send (the command succeeds after 500 ms),
@@ -151,18 +152,21 @@ struct EventLoopEntryTests {
         var device = KeypadDevice()
         device.tap(.button, at: kt(1))
         device.type("1234#", at: kt(3))
-        var loop = device.loop(source: FailingSource(inner: device.source, failAt: kt(5)), verifier: ScriptedVerifier([.exited(code: 0)], delay: .milliseconds(200)))
+        var loop = device.loop(
+            source: FailingSource(inner: device.source, failAt: kt(5)), verifier: ScriptedVerifier([.exited(code: 0)], delay: .milliseconds(200)))
         #expect(throws: HALError.self) { try loop.run() }
         #expect(device.output.levels == [false, true, false])
         #expect(device.output.history.last?.time == kt(5))
     }
 
-    @Test("exit 1: Wrong with the attempts left; the third wrong code locks entry with a countdown; other exits and a failure to start are Check failed and count nothing")
+    @Test(
+        "exit 1: Wrong with the attempts left; the third wrong code locks entry with a countdown; other exits and a failure to start are Check failed and count nothing"
+    )
     func rejectedAndFailed() throws {
         var device = KeypadDevice()
         device.tap(.button, at: kt(1))
-        device.type("1111#", at: kt(3))   // exit 1 -> Wrong, 2 left
-        device.type("2222#", at: kt(8))   // exit 4 -> Check failed
+        device.type("1111#", at: kt(3))  // exit 1 -> Wrong, 2 left
+        device.type("2222#", at: kt(8))  // exit 4 -> Check failed
         device.type("3333#", at: kt(13))  // exit 1 -> Wrong, 1 left
         device.type("4444#", at: kt(18))  // exit 1 -> lockout
         device.stop(at: kt(30))
@@ -197,7 +201,10 @@ struct EventLoopEntryTests {
         try loop.run()
         #expect(loop.display.screen(at: kt(12)) == ["Check failed", "Resend (50)"])
         #expect(loop.pad.entry?.snapshot.failures == 0)
-        #expect(loop.observer.events.contains { $0.event == .verifyEnded(ending: .couldNotStart(reason: "no verify command is configured", errno: 0), duration: .zero) })
+        #expect(
+            loop.observer.events.contains {
+                $0.event == .verifyEnded(ending: .couldNotStart(reason: "no verify command is configured", errno: 0), duration: .zero)
+            })
         // No output line configured: nothing about one is logged.
         #expect(!loop.observer.events.contains { if case .output = $0.event { true } else { false } })
     }
@@ -209,8 +216,9 @@ struct EventLoopEntryTests {
         device.type("1234#", at: kt(3))
         device.stop(at: kt(10))
         // Active at 3 + 1.2 + 0.02 + 0.2 = 4.42 s; its release at 6.42 s fails once.
-        var loop = device.loop(source: FailNextOutput(inner: device.source, output: device.output, at: kt(5)),
-                               verifier: ScriptedVerifier([.exited(code: 0)], delay: .milliseconds(200)))
+        var loop = device.loop(
+            source: FailNextOutput(inner: device.source, output: device.output, at: kt(5)),
+            verifier: ScriptedVerifier([.exited(code: 0)], delay: .milliseconds(200)))
         try loop.run()
         #expect(loop.observer.events.contains { $0.time == kt(6.42) && { if case .outputFailed = $0 { true } else { false } }($0.event) })
         #expect(device.output.levels == [false, true, false])
@@ -298,7 +306,7 @@ struct EventLoopEntryTests {
         switch jumpSeconds {
         case ..<0: #expect(line == "Try again (30)")  // set back: at most the lockout's length
         case 0: #expect(line == "Try again (21)")
-        default: #expect(line == "Code: ________")    // set forward past its end: over, the code still valid
+        default: #expect(line == "Code: ________")  // set forward past its end: over, the code still valid
         }
         #expect(loop.display.screen(at: kt(30)).first == "Code: ________")
     }

@@ -18,7 +18,8 @@ struct EventLoopPathsTests {
         var keys = KeyDebouncer(window: keypadWindow)
         keys.use(button, for: .button)
         let controller = ResendController(config: ControllerConfig(duration: .seconds(60), hasSendCommand: true))
-        let coordinator = entry
+        let coordinator =
+            entry
             ? DeviceCoordinator(controller: controller, entry: CodeEntry(config: EntryConfig()), keys: keys)
             : DeviceCoordinator(controller: controller, keys: keys)
         let environment = EntryEnvironment(
@@ -33,8 +34,9 @@ struct EventLoopPathsTests {
         loop.observer.events.filter { if case .controller(.pressAccepted) = $0.event { true } else { false } }.count
     }
 
-    @Test("a press edge at 1 s whose release edge was lost (the line is released at 1.005 s): the read when the window closes finds it released, and there is no press",
-          arguments: [false, true])
+    @Test(
+        "a press edge at 1 s whose release edge was lost (the line is released at 1.005 s): the read when the window closes finds it released, and there is no press",
+        arguments: [false, true])
     func lostReleaseIsNoPress(entry: Bool) throws {
         let clock = ManualClock()
         var source = VirtualEventSource(clock: clock)
@@ -47,11 +49,15 @@ struct EventLoopPathsTests {
         #expect(Self.presses(loop) == 0)
         #expect(loop.runner.requests.isEmpty)
         #expect(loop.display.screen(at: t0 + .seconds(1)) == ["Verification", "Send code"])
-        #expect(loop.observer.events.contains { $0.time == t0 + .milliseconds(20) && $0.event == .edgesLost(ButtonLevel(pressed: false, time: t0 + .milliseconds(20))) })
+        #expect(
+            loop.observer.events.contains {
+                $0.time == t0 + .milliseconds(20) && $0.event == .edgesLost(ButtonLevel(pressed: false, time: t0 + .milliseconds(20)))
+            })
     }
 
-    @Test("after edgesMayBeLost a read that finds the button pressed (its press edge was lost) presses it one window later",
-          arguments: [false, true])
+    @Test(
+        "after edgesMayBeLost a read that finds the button pressed (its press edge was lost) presses it one window later",
+        arguments: [false, true])
     func lostPressCounts(entry: Bool) throws {
         let clock = ManualClock()
         var source = VirtualEventSource(clock: clock)
@@ -66,8 +72,9 @@ struct EventLoopPathsTests {
         #expect(loop.display.screen(at: t0 + .milliseconds(120)) == ["Sending...", "Resend (60)"])
     }
 
-    @Test("the send command's press time is the press's own instant on the wall clock, also when the edge reached the loop late",
-          arguments: [false, true])
+    @Test(
+        "the send command's press time is the press's own instant on the wall clock, also when the edge reached the loop late",
+        arguments: [false, true])
     func pressTimeWorkedBack(entry: Bool) throws {
         let clock = ManualClock()
         var source = VirtualEventSource(clock: clock)
@@ -83,8 +90,9 @@ struct EventLoopPathsTests {
         #expect(request.request.pressTime == Self.wallStart + .milliseconds(1_020))  // the edge + the 20 ms window
     }
 
-    @Test("the button keeps its own debounce settings (window and mode) beside a keypad debounced with its own",
-          arguments: [false, true])
+    @Test(
+        "the button keeps its own debounce settings (window and mode) beside a keypad debounced with its own",
+        arguments: [false, true])
     func buttonKeepsItsSettings(entry: Bool) throws {
         let clock = ManualClock()
         var source = VirtualEventSource(clock: clock)
@@ -100,8 +108,9 @@ struct EventLoopPathsTests {
         #expect(loop.display.screen(at: t0 + .milliseconds(1_050)) == ["Sending...", "Resend (60)"])
     }
 
-    @Test("a button held at start-up is pressed already: its release is no press and no bounce, the next press is",
-          arguments: [false, true])
+    @Test(
+        "a button held at start-up is pressed already: its release is no press and no bounce, the next press is",
+        arguments: [false, true])
     func heldAtStartUp(entry: Bool) throws {
         let clock = ManualClock()
         var source = VirtualEventSource(clock: clock)

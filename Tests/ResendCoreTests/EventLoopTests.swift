@@ -73,7 +73,8 @@ private func press(at t: Instant, bounces: Int = 1) -> [(Instant, LoopInput)] {
 }
 
 private typealias ButtonEnvironment = TestEnvironment<
-    ScriptedSource, RecordingDisplay, FlakyLED, NoStrike, TestClock, EventRecorder, NoCommandRunner, NoCodeVerifier, NoStateStorage, NoWallClock>
+    ScriptedSource, RecordingDisplay, FlakyLED, NoStrike, TestClock, EventRecorder, NoCommandRunner, NoCodeVerifier, NoStateStorage, NoWallClock
+>
 
 private func makeLoop(inputs: [(Instant, LoopInput)], duration: Int64 = 5, led: FlakyLED = FlakyLED()) -> EventLoop<ButtonEnvironment> {
     let clock = TestClock()

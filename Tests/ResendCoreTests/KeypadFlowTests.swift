@@ -1,6 +1,6 @@
 import HAL
-import Testing
 import ResendCore
+import Testing
 
 /// The whole keypad flow on virtual time, as a user sees it on a 16x2 display (and a 20x4 one):
 /// send, type, delete, submit, the verify outcome, attempts, lockout, expiry, time-outs.
@@ -479,8 +479,9 @@ struct KeypadFlowTests {
 
     @Test func sendKeysCannotBeCodeKeys() {
         #expect(KeyBindings(send: [.button, .a]).problems.isEmpty)
-        #expect(KeyBindings(send: [.star]).problems
-            == ["the send key cannot be '*': digits, * and # are for the code (allowed: A, B, C, D or the button)"])
+        #expect(
+            KeyBindings(send: [.star]).problems
+                == ["the send key cannot be '*': digits, * and # are for the code (allowed: A, B, C, D or the button)"])
         #expect(KeyBindings(send: [.digit0, .pound]).problems.count == 2)
     }
 }

@@ -33,8 +33,10 @@ struct KeypadRig {
     /// Every action of the entry flow in order (verify starts and persists, for order checks).
     var entryActions: [EntryAction] = []
 
-    init(layout: ScreenLayout = .sixteenByTwo, entry: EntryConfig = KeypadRig.defaultEntry, hasSendCommand: Bool = true,
-         duration: Int64 = 60, send: [Key] = [.button]) {
+    init(
+        layout: ScreenLayout = .sixteenByTwo, entry: EntryConfig = KeypadRig.defaultEntry, hasSendCommand: Bool = true,
+        duration: Int64 = 60, send: [Key] = [.button]
+    ) {
         pad = DeviceCoordinator(
             controller: ResendController(config: ControllerConfig(duration: .seconds(duration), layout: layout, hasSendCommand: hasSendCommand)),
             entry: CodeEntry(config: entry), bindings: KeyBindings(send: send))

@@ -1,6 +1,6 @@
 import HAL
-import Testing
 import ResendCore
+import Testing
 
 @Suite("Keys and evdev codes")
 struct KeysTests {
@@ -40,9 +40,9 @@ struct KeysTests {
     }
 
     @Test func otherCodesAndEventsAreNotKeys() {
-        #expect(EvdevKeys.key(forCode: 0) == nil) // KEY_RESERVED
-        #expect(EvdevKeys.key(forCode: 30) == nil) // KEY_A: a letter on a keyboard is not a keypad key
-        #expect(EvdevKeys.key(forCode: 0x210) == nil) // KEY_CAMERA_FOCUS
+        #expect(EvdevKeys.key(forCode: 0) == nil)  // KEY_RESERVED
+        #expect(EvdevKeys.key(forCode: 30) == nil)  // KEY_A: a letter on a keyboard is not a keypad key
+        #expect(EvdevKeys.key(forCode: 0x210) == nil)  // KEY_CAMERA_FOCUS
         let t = Instant(nanoseconds: 42)
         #expect(EvdevKeys.keyEvent(type: 1, code: 2, value: 1, at: t) == KeyEvent(.digit1, .pressed, at: t))
         #expect(EvdevKeys.keyEvent(type: 1, code: 2, value: 0, at: t) == KeyEvent(.digit1, .released, at: t))

@@ -76,10 +76,14 @@ private struct Storage: StateStorage {
 
 private func pressAt(_ seconds: Int64) -> [(Instant, LoopInput)] {
     let t = Instant.origin + .seconds(seconds)
-    return [(t, .button(ButtonEdge(pressed: true, time: t))), (t + .milliseconds(100), .button(ButtonEdge(pressed: false, time: t + .milliseconds(100))))]
+    return [
+        (t, .button(ButtonEdge(pressed: true, time: t))), (t + .milliseconds(100), .button(ButtonEdge(pressed: false, time: t + .milliseconds(100)))),
+    ]
 }
 
-private typealias ServicesEnvironment = TestEnvironment<Source, FrameLog, NoLED, NoStrike, Clock, EventRecorder, Runner, NoCodeVerifier, Storage, Wall>
+private typealias ServicesEnvironment = TestEnvironment<
+    Source, FrameLog, NoLED, NoStrike, Clock, EventRecorder, Runner, NoCodeVerifier, Storage, Wall
+>
 
 private func makeLoop(runner: Runner, storage: Storage, clock: Clock = Clock(), wall: Wall = Wall()) -> EventLoop<ServicesEnvironment> {
     let environment = ServicesEnvironment(
@@ -103,8 +107,9 @@ struct LoopServicesTests {
         #expect(loop.runner.serviced == [due])
         #expect(loop.display.labels.contains { $0 == (due, "Send failed", "Resend") })
         // The countdown labels before it were on their seconds: the runner did not delay them.
-        #expect(loop.display.labels.filter { $0.1 == "Sending..." }.map(\.0)
-            == [0, 1, 2].map { press + .seconds($0) })
+        #expect(
+            loop.display.labels.filter { $0.1 == "Sending..." }.map(\.0)
+                == [0, 1, 2].map { press + .seconds($0) })
     }
 
     @Test("the send command gets the attempt, the cooldown and the press time on the wall clock")
@@ -141,8 +146,11 @@ struct LoopServicesTests {
     func garbage() throws {
         var loop = makeLoop(runner: Runner(delay: .seconds(1)), storage: Storage(stored: Array("{\"version\": 7}".utf8)))
         try loop.run()
-        #expect(loop.observer.events.map(\.event).first == .state(.unreadable(
-            reason: "version 7 is not supported (this program reads version 1)", movedTo: "aside")))
+        #expect(
+            loop.observer.events.map(\.event).first
+                == .state(
+                    .unreadable(
+                        reason: "version 7 is not supported (this program reads version 1)", movedTo: "aside")))
         #expect(loop.display.labels.first?.2 == "Send code")
     }
 }

@@ -1,7 +1,7 @@
 import HAL
 import HALMock
-import Testing
 import ResendCore
+import Testing
 
 /// A scanner on a mock matrix: the rows and columns are `MockMatrix` lines, time is virtual.
 private struct Bench {
@@ -14,8 +14,9 @@ private struct Bench {
 
     init(layout: KeypadLayout = .threeByFour, diodes: Bool = false, settle: TimeSpan = .microseconds(10)) {
         matrix = MockMatrix(rows: layout.rows, columns: layout.columns, diodes: diodes, clock: clock)
-        scanner = MatrixScanner(rows: matrix.rowLines, columns: matrix.columnLines, delay: VirtualDelay(clock: clock),
-                                layout: layout, diodes: diodes, settle: settle)
+        scanner = MatrixScanner(
+            rows: matrix.rowLines, columns: matrix.columnLines, delay: VirtualDelay(clock: clock),
+            layout: layout, diodes: diodes, settle: settle)
     }
 
     var now: Instant { clock.now() }

@@ -1,7 +1,7 @@
 import HAL
 import HALMock
-import Testing
 import ResendCore
+import Testing
 
 /// A delay that advances the virtual clock and, at its `trigger`th call, runs `action` (a key
 /// pressed in the middle of a scan).

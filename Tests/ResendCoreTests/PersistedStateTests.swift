@@ -15,19 +15,20 @@ struct PersistedStateTests {
             status: .sent, used: true, countdownEnd: WallTime(millisecondsSinceEpoch: 1_718_000_060_000), countdownSeconds: 60,
             run: 2, runEnds: WallTime(millisecondsSinceEpoch: 1_718_000_660_000),
             sends: [WallTime(millisecondsSinceEpoch: 1_717_999_000_000), WallTime(millisecondsSinceEpoch: 1_718_000_000_000)])
-        #expect(text(state) == """
-            {
-              "version": 1,
-              "status": "sent",
-              "used": true,
-              "countdownEndsUnixMs": 1718000060000,
-              "countdownSeconds": 60,
-              "run": 2,
-              "runEndsUnixMs": 1718000660000,
-              "sendsUnixMs": [1717999000000, 1718000000000]
-            }
+        #expect(
+            text(state) == """
+                {
+                  "version": 1,
+                  "status": "sent",
+                  "used": true,
+                  "countdownEndsUnixMs": 1718000060000,
+                  "countdownSeconds": 60,
+                  "run": 2,
+                  "runEndsUnixMs": 1718000660000,
+                  "sendsUnixMs": [1717999000000, 1718000000000]
+                }
 
-            """)
+                """)
         #expect(try PersistedState(decoding: state.encoded()) == state)
         let idle = PersistedState()
         #expect(try PersistedState(decoding: idle.encoded()) == idle)
@@ -36,23 +37,26 @@ struct PersistedStateTests {
 
     @Test("unknown keys are ignored, whitespace is free")
     func unknownKeys() throws {
-        let json = #"{"future": {"a": [1, "x\n", null, false]}, "version":1,"status":"failed","used":false,"countdownEndsUnixMs":null,"countdownSeconds":0,"run":0,"runEndsUnixMs":null,"sendsUnixMs":[]}"#
+        let json =
+            #"{"future": {"a": [1, "x\n", null, false]}, "version":1,"status":"failed","used":false,"countdownEndsUnixMs":null,"countdownSeconds":0,"run":0,"runEndsUnixMs":null,"sendsUnixMs":[]}"#
         let state = try PersistedState(decoding: Array(json.utf8))
         #expect(state == PersistedState(status: .failed))
     }
 
-    @Test("a broken state says what is wrong", arguments: [
-        ("", "not valid JSON at byte 0: unexpected end of the text"),
-        ("{\"version\": 1", "not valid JSON at byte 13: unterminated object"),
-        ("[1, 2]", "the state is not a JSON object"),
-        ("{\"version\": 2}", "version 2 is not supported (this program reads version 1)"),
-        ("{\"version\": 1}", "missing key \"status\""),
-        ("{\"version\": 1, \"status\": \"busy\"}", "\"status\" must be \"title\", \"sending\", \"sent\", \"failed\" or \"tryLater\""),
-        ("{\"version\": 1.5}", "not valid JSON at byte 13: only whole numbers are allowed"),
-        ("{\"version\": 99999999999999999999}", "not valid JSON at byte 30: number too large"),
-        ("{\"version\": 1} x", "not valid JSON at byte 15: unexpected text after the JSON value"),
-        ("\u{0}\u{0}\u{0}", "not valid JSON at byte 0: unexpected character"),
-    ])
+    @Test(
+        "a broken state says what is wrong",
+        arguments: [
+            ("", "not valid JSON at byte 0: unexpected end of the text"),
+            ("{\"version\": 1", "not valid JSON at byte 13: unterminated object"),
+            ("[1, 2]", "the state is not a JSON object"),
+            ("{\"version\": 2}", "version 2 is not supported (this program reads version 1)"),
+            ("{\"version\": 1}", "missing key \"status\""),
+            ("{\"version\": 1, \"status\": \"busy\"}", "\"status\" must be \"title\", \"sending\", \"sent\", \"failed\" or \"tryLater\""),
+            ("{\"version\": 1.5}", "not valid JSON at byte 13: only whole numbers are allowed"),
+            ("{\"version\": 99999999999999999999}", "not valid JSON at byte 30: number too large"),
+            ("{\"version\": 1} x", "not valid JSON at byte 15: unexpected text after the JSON value"),
+            ("\u{0}\u{0}\u{0}", "not valid JSON at byte 0: unexpected character"),
+        ])
     func broken(json: String, message: String) {
         #expect(throws: StateFormatError(message)) { try PersistedState(decoding: Array(json.utf8)) }
     }
@@ -66,11 +70,13 @@ struct PersistedStateTests {
         #expect(throws: StateFormatError("\"run\" must be an integer of at least 0")) { try PersistedState(decoding: Array(negative.utf8)) }
     }
 
-    @Test("a time outside 1970-2200 is refused (the file is unreadable), not wrapped or trapped on", arguments: [
-        ("countdownEndsUnixMs", "null", "\"countdownEndsUnixMs\" must be Unix milliseconds from 0 to 7258118400000 (1970 to 2200) or null"),
-        ("runEndsUnixMs", "null", "\"runEndsUnixMs\" must be Unix milliseconds from 0 to 7258118400000 (1970 to 2200) or null"),
-        ("sendsUnixMs", "[]", "\"sendsUnixMs\" must hold Unix milliseconds from 0 to 7258118400000 (1970 to 2200)"),
-    ])
+    @Test(
+        "a time outside 1970-2200 is refused (the file is unreadable), not wrapped or trapped on",
+        arguments: [
+            ("countdownEndsUnixMs", "null", "\"countdownEndsUnixMs\" must be Unix milliseconds from 0 to 7258118400000 (1970 to 2200) or null"),
+            ("runEndsUnixMs", "null", "\"runEndsUnixMs\" must be Unix milliseconds from 0 to 7258118400000 (1970 to 2200) or null"),
+            ("sendsUnixMs", "[]", "\"sendsUnixMs\" must hold Unix milliseconds from 0 to 7258118400000 (1970 to 2200)"),
+        ])
     func timeOutOfRange(key: String, empty: String, message: String) {
         func state(_ value: String) -> [UInt8] {
             let json = text(PersistedState(run: 1)).replacing("\"\(key)\": \(empty)", with: "\"\(key)\": " + (empty == "[]" ? "[\(value)]" : value))
@@ -92,7 +98,8 @@ struct PersistedStateTests {
         let config = ControllerConfig(duration: .seconds(60), policy: policy)
         let state = PersistedState(
             countdownEnd: WallTime(millisecondsSinceEpoch: 7_258_118_400_000), countdownSeconds: 60, run: 1,
-            runEnds: WallTime(millisecondsSinceEpoch: 0), sends: [WallTime(millisecondsSinceEpoch: 0), WallTime(millisecondsSinceEpoch: 7_258_118_400_000)])
+            runEnds: WallTime(millisecondsSinceEpoch: 0),
+            sends: [WallTime(millisecondsSinceEpoch: 0), WallTime(millisecondsSinceEpoch: 7_258_118_400_000)])
         for wall in [Int64.min, -1, 0, Int64.max] {
             for now in [Instant.origin, Instant(nanoseconds: Int64.max)] {
                 let snapshot = state.resumed(monotonicNow: now, wallNow: WallTime(nanosecondsSinceEpoch: wall), config: config)
@@ -119,15 +126,17 @@ struct PersistedStateTests {
         #expect(resumed.run == 1)
     }
 
-    @Test("across a restart the remaining time is clamped to [0, duration] whatever the wall clock did", arguments: [
-        // (wall-clock change between the two processes, seconds left expected)
-        (Int64(0), Int64(40)),           // a quick restart: 40 s left
-        (Int64(25), Int64(15)),          // 25 s later: 15 s left
-        (Int64(-30), Int64(60)),         // set back 30 s: would be 70 s, clamped to the 60 s duration
-        (Int64(-86_400), Int64(60)),     // set back a day: still 60 s at most
-        (Int64(40), Int64(0)),           // exactly at the end: over
-        (Int64(3_600), Int64(0)),        // set forward an hour: over
-    ])
+    @Test(
+        "across a restart the remaining time is clamped to [0, duration] whatever the wall clock did",
+        arguments: [
+            // (wall-clock change between the two processes, seconds left expected)
+            (Int64(0), Int64(40)),  // a quick restart: 40 s left
+            (Int64(25), Int64(15)),  // 25 s later: 15 s left
+            (Int64(-30), Int64(60)),  // set back 30 s: would be 70 s, clamped to the 60 s duration
+            (Int64(-86_400), Int64(60)),  // set back a day: still 60 s at most
+            (Int64(40), Int64(0)),  // exactly at the end: over
+            (Int64(3_600), Int64(0)),  // set forward an hour: over
+        ])
     func clamp(wallChange: Int64, secondsLeft: Int64) {
         let state = PersistedState(status: .title, used: true, countdownEnd: wall0 + .seconds(40), countdownSeconds: 60, run: 1)
         let resumed = state.resumed(monotonicNow: mono0, wallNow: wall0 + .seconds(wallChange), config: ControllerConfig())
@@ -159,20 +168,23 @@ struct PersistedStateTests {
     func sendsClamped() {
         var config = ControllerConfig()
         config.policy.cap = ResendPolicy.Cap(maxSends: 3, window: .seconds(600))
-        let state = PersistedState(used: true, sends: [
-            wall0 - .seconds(700), wall0 - .seconds(600), wall0 - .seconds(599), wall0 - .seconds(10), wall0 + .seconds(3_600),
-        ])
+        let state = PersistedState(
+            used: true,
+            sends: [
+                wall0 - .seconds(700), wall0 - .seconds(600), wall0 - .seconds(599), wall0 - .seconds(10), wall0 + .seconds(3_600),
+            ])
         let resumed = state.resumed(monotonicNow: mono0, wallNow: wall0, config: config)
         #expect(resumed.sends == [mono0 - .seconds(599), mono0 - .seconds(10), mono0])
         #expect(state.resumed(monotonicNow: mono0, wallNow: wall0, config: ControllerConfig()).sends == [])
     }
 
-    @Test("a run of sends that ended while the program was down starts over", arguments: [
-        (Int64(100), 2), (Int64(-1), 0),
-    ])
+    @Test(
+        "a run of sends that ended while the program was down starts over",
+        arguments: [
+            (Int64(100), 2), (Int64(-1), 0),
+        ])
     func runExpiry(runEndsIn: Int64, run: Int) {
         let state = PersistedState(used: true, run: 2, runEnds: wall0 + .seconds(runEndsIn))
         #expect(state.resumed(monotonicNow: mono0, wallNow: wall0, config: ControllerConfig()).run == run)
     }
 }
-

@@ -1,6 +1,6 @@
 import HAL
-import Testing
 import ResendCore
+import Testing
 
 /// An arbitrary start, away from the clock's origin.
 private let t0 = Instant(nanoseconds: 1_234_000_000)
@@ -25,10 +25,13 @@ private struct Device {
     /// The actions of the last call.
     var last: [ControllerAction] = []
 
-    init(duration: Int64 = 60, layout: ScreenLayout = .sixteenByTwo, texts: Texts = Texts(), hasSendCommand: Bool = false,
-         policy: ResendPolicy = .off) {
-        controller = ResendController(config: ControllerConfig(
-            duration: .seconds(duration), texts: texts, layout: layout, hasSendCommand: hasSendCommand, policy: policy))
+    init(
+        duration: Int64 = 60, layout: ScreenLayout = .sixteenByTwo, texts: Texts = Texts(), hasSendCommand: Bool = false,
+        policy: ResendPolicy = .off
+    ) {
+        controller = ResendController(
+            config: ControllerConfig(
+                duration: .seconds(duration), texts: texts, layout: layout, hasSendCommand: hasSendCommand, policy: policy))
     }
 
     /// Line 1 without the padding.
@@ -125,12 +128,16 @@ struct ResendControllerTests {
         #expect(device.led == true)
         #expect(device.controller.state == .ready(used: true))
         #expect(device.controller.nextDeadline == nil)
-        #expect(device.log == [.pressAccepted(at: pressedAt), .countdownStarted(until: pressedAt + seconds(60), seconds: 60),
-                               .countdownFinished(at: pressedAt + seconds(60))])
+        #expect(
+            device.log == [
+                .pressAccepted(at: pressedAt), .countdownStarted(until: pressedAt + seconds(60), seconds: 60),
+                .countdownFinished(at: pressedAt + seconds(60)),
+            ])
     }
 
-    @Test("every number of the countdown appears exactly at its instant and not a nanosecond before",
-          arguments: [5, 60, 120])
+    @Test(
+        "every number of the countdown appears exactly at its instant and not a nanosecond before",
+        arguments: [5, 60, 120])
     func everyLabelOnTime(duration: Int64) {
         var device = Device(duration: duration)
         device.start(t0)
@@ -286,8 +293,11 @@ struct ResendControllerTests {
         #expect(device.controller.ignoredPresses == 0)
         #expect(device.controller.state == .cooldown(until: t0 + seconds(120)))
         #expect(device.last.filter { if case .show = $0 { true } else { false } }.count == 1)
-        #expect(device.log.suffix(3) == [.countdownFinished(at: t0 + seconds(60)), .pressAccepted(at: t0 + seconds(60)),
-                                         .countdownStarted(until: t0 + seconds(120), seconds: 60)])
+        #expect(
+            device.log.suffix(3) == [
+                .countdownFinished(at: t0 + seconds(60)), .pressAccepted(at: t0 + seconds(60)),
+                .countdownStarted(until: t0 + seconds(120), seconds: 60),
+            ])
     }
 
     @Test("a press a nanosecond before the end is still ignored")
@@ -405,11 +415,13 @@ struct ResendControllerTests {
 
 @Suite("Controller configuration")
 struct ControllerConfigTests {
-    @Test("durations must be whole seconds from one second to a day", arguments: [
-        (TimeSpan.seconds(1), true), (TimeSpan.seconds(60), true), (TimeSpan.seconds(86_400), true),
-        (TimeSpan.zero, false), (TimeSpan.seconds(-5), false), (TimeSpan.milliseconds(1_500), false),
-        (TimeSpan.milliseconds(999), false), (TimeSpan.seconds(86_401), false),
-    ])
+    @Test(
+        "durations must be whole seconds from one second to a day",
+        arguments: [
+            (TimeSpan.seconds(1), true), (TimeSpan.seconds(60), true), (TimeSpan.seconds(86_400), true),
+            (TimeSpan.zero, false), (TimeSpan.seconds(-5), false), (TimeSpan.milliseconds(1_500), false),
+            (TimeSpan.milliseconds(999), false), (TimeSpan.seconds(86_401), false),
+        ])
     func durations(duration: TimeSpan, valid: Bool) {
         #expect(ControllerConfig.isValidDuration(duration) == valid)
     }

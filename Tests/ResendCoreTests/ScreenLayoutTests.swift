@@ -1,5 +1,5 @@
-import Testing
 import ResendCore
+import Testing
 
 @Suite("Screen layout")
 struct ScreenLayoutTests {
@@ -22,9 +22,11 @@ struct ScreenLayoutTests {
         #expect(frame.lines == ["Code sent           ", "Resend (59)         ", blank, blank])
     }
 
-    @Test("every line of a frame is exactly as wide as the display", arguments: [
-        ScreenLayout.sixteenByTwo, ScreenLayout.twentyByFour, ScreenLayout(columns: 8, rows: 2),
-    ])
+    @Test(
+        "every line of a frame is exactly as wide as the display",
+        arguments: [
+            ScreenLayout.sixteenByTwo, ScreenLayout.twentyByFour, ScreenLayout(columns: 8, rows: 2),
+        ])
     func exactWidth(layout: ScreenLayout) {
         for status in ["", "a", "Verification", "A status line longer than any display"] {
             let frame = layout.frame(status: status, label: "Resend (120)")
@@ -45,9 +47,11 @@ struct ScreenLayoutTests {
         #expect(frame.lines == ["\u{00E9}t\u{00E9}s", "\u{00B0}C  "])
     }
 
-    @Test("a layout needs at least one column and two rows", arguments: [
-        (16, 2, true), (20, 4, true), (1, 2, true), (16, 1, false), (0, 2, false), (-1, 4, false),
-    ])
+    @Test(
+        "a layout needs at least one column and two rows",
+        arguments: [
+            (16, 2, true), (20, 4, true), (1, 2, true), (16, 1, false), (0, 2, false), (-1, 4, false),
+        ])
     func validity(columns: Int, rows: Int, valid: Bool) {
         #expect(ScreenLayout(columns: columns, rows: rows).isValid == valid)
     }

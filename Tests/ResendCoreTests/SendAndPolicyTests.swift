@@ -15,8 +15,9 @@ private struct Driver {
     var persisted: [ControllerSnapshot] = []
 
     init(duration: Int64 = 5, hasSendCommand: Bool = true, policy: ResendPolicy = .off) {
-        controller = ResendController(config: ControllerConfig(
-            duration: .seconds(duration), hasSendCommand: hasSendCommand, policy: policy))
+        controller = ResendController(
+            config: ControllerConfig(
+                duration: .seconds(duration), hasSendCommand: hasSendCommand, policy: policy))
     }
 
     var screen: [String] { frames.last?.1 ?? [] }
@@ -52,18 +53,19 @@ private struct Driver {
     }
 }
 
-
 @Suite("Send outcomes")
 struct SendOutcomeTests {
     /// Each outcome arrives 2.5 s into a 5 s countdown started by a press at t0.
-    @Test("each outcome leaves its screen, and no label change is delayed by the send", arguments: [
-        (CommandOutcome.Ending.exited(code: 0), 0, 0, ["Code sent", "Resend (03)"], false),
-        (.exited(code: 3), 15, 0, ["Send failed", "Resend"], true),
-        (.timedOut(after: .milliseconds(2_500), killed: true), 0, 0, ["Send failed", "Resend"], true),
-        (.couldNotStart(reason: "send-sms: ENOENT (2): no such file or directory", errno: 2), 0, 0, ["Send failed", "Resend"], true),
-        (.exited(code: 0), 4096, 1_000_000, ["Code sent", "Resend (03)"], false),  // huge output, bounded by the runner
-        (.signalled(signal: 9), 0, 0, ["Send failed", "Resend"], true),
-    ])
+    @Test(
+        "each outcome leaves its screen, and no label change is delayed by the send",
+        arguments: [
+            (CommandOutcome.Ending.exited(code: 0), 0, 0, ["Code sent", "Resend (03)"], false),
+            (.exited(code: 3), 15, 0, ["Send failed", "Resend"], true),
+            (.timedOut(after: .milliseconds(2_500), killed: true), 0, 0, ["Send failed", "Resend"], true),
+            (.couldNotStart(reason: "send-sms: ENOENT (2): no such file or directory", errno: 2), 0, 0, ["Send failed", "Resend"], true),
+            (.exited(code: 0), 4096, 1_000_000, ["Code sent", "Resend (03)"], false),  // huge output, bounded by the runner
+            (.signalled(signal: 9), 0, 0, ["Send failed", "Resend"], true),
+        ])
     func outcomes(ending: CommandOutcome.Ending, outputBytes: Int, dropped: Int, screen: [String], ledOn: Bool) {
         let output = [UInt8](repeating: 0x41, count: outputBytes)
         var driver = Driver()
@@ -82,11 +84,16 @@ struct SendOutcomeTests {
         driver.run(through: t0 + s(10))
         var labelChanges: [(Instant, String)] = []
         for frame in driver.frames where frame.1[1] != labelChanges.last?.1 { labelChanges.append((frame.0, frame.1[1])) }
-        let expected: [(Instant, String)] = ledOn
-            ? [(t0, "Send code"), (t0, "Resend (05)"), (t0 + s(1), "Resend (04)"), (t0 + s(2), "Resend (03)"),
-               (t0 + .milliseconds(2_500), "Resend")]
-            : [(t0, "Send code"), (t0, "Resend (05)"), (t0 + s(1), "Resend (04)"), (t0 + s(2), "Resend (03)"),
-               (t0 + s(3), "Resend (02)"), (t0 + s(4), "Resend (01)"), (t0 + s(5), "Resend")]
+        let expected: [(Instant, String)] =
+            ledOn
+            ? [
+                (t0, "Send code"), (t0, "Resend (05)"), (t0 + s(1), "Resend (04)"), (t0 + s(2), "Resend (03)"),
+                (t0 + .milliseconds(2_500), "Resend"),
+            ]
+            : [
+                (t0, "Send code"), (t0, "Resend (05)"), (t0 + s(1), "Resend (04)"), (t0 + s(2), "Resend (03)"),
+                (t0 + s(3), "Resend (02)"), (t0 + s(4), "Resend (01)"), (t0 + s(5), "Resend"),
+            ]
         #expect(labelChanges.map(\.0) == expected.map(\.0))
         #expect(labelChanges.map(\.1) == expected.map(\.1))
         #expect(driver.screen == (ledOn ? ["Send failed", "Resend"] : ["Verification", "Resend"]))
@@ -140,9 +147,11 @@ struct SendOutcomeTests {
         let sendIndex = actions.firstIndex { if case .runSendCommand = $0 { true } else { false } }
         #expect(persistIndex != nil && sendIndex != nil && persistIndex! < sendIndex!)
         driver.apply(actions, t0)
-        #expect(driver.persisted.last == ControllerSnapshot(
-            status: .sending, used: true, countdownEnd: t0 + s(5), countdownSeconds: 5, run: 1,
-            runEnds: t0 + s(5) + ResendPolicy.defaultRunResetAfter))
+        #expect(
+            driver.persisted.last
+                == ControllerSnapshot(
+                    status: .sending, used: true, countdownEnd: t0 + s(5), countdownSeconds: 5, run: 1,
+                    runEnds: t0 + s(5) + ResendPolicy.defaultRunResetAfter))
         driver.finish(CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: s(1)), t0 + s(1))
         #expect(driver.persisted.last?.status == .sent)
         driver.run(through: t0 + s(5))
@@ -252,13 +261,15 @@ struct ResendPolicyTests {
         #expect(second.screen == ["Verification", "Resend (04)"])  // the third send in the run
     }
 
-    @Test("invalid policies are reported", arguments: [
-        (ResendPolicy(cooldowns: [.milliseconds(1_500)]), 1),
-        (ResendPolicy(cap: .init(maxSends: 0, window: .seconds(60))), 1),
-        (ResendPolicy(cap: .init(maxSends: 1, window: .zero)), 1),
-        (ResendPolicy(runResetAfter: .seconds(-1)), 1),
-        (ResendPolicy(cooldowns: [.seconds(60), .seconds(120)], cap: .init(maxSends: 3, window: .seconds(3_600))), 0),
-    ])
+    @Test(
+        "invalid policies are reported",
+        arguments: [
+            (ResendPolicy(cooldowns: [.milliseconds(1_500)]), 1),
+            (ResendPolicy(cap: .init(maxSends: 0, window: .seconds(60))), 1),
+            (ResendPolicy(cap: .init(maxSends: 1, window: .zero)), 1),
+            (ResendPolicy(runResetAfter: .seconds(-1)), 1),
+            (ResendPolicy(cooldowns: [.seconds(60), .seconds(120)], cap: .init(maxSends: 3, window: .seconds(3_600))), 0),
+        ])
     func problems(policy: ResendPolicy, count: Int) {
         #expect(policy.problems.count == count)
     }
@@ -271,7 +282,10 @@ struct ResendPolicyTests {
         config.texts.countdownLabel = "Again {s}"
         #expect(config.textProblems == [])
         config.policy.cap = .init(maxSends: 3, window: .seconds(3_600))
-        #expect(config.textProblems == [TextProblem(
-            field: "lockoutLabel", value: "Wait ({s})", width: 11, limit: 10, kind: .tooWide, seconds: 3_600)])
+        #expect(
+            config.textProblems == [
+                TextProblem(
+                    field: "lockoutLabel", value: "Wait ({s})", width: 11, limit: 10, kind: .tooWide, seconds: 3_600)
+            ])
     }
 }

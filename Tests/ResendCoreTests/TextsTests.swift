@@ -1,20 +1,22 @@
-import Testing
 import ResendCore
+import Testing
 
 @Suite("Configurable texts")
 struct TextsTests {
-    @Test("the seconds placeholder expands to the formatted seconds", arguments: [
-        ("Resend ({s})", 60, "Resend (60)"),
-        ("Resend ({s})", 5, "Resend (05)"),
-        ("Resend ({s})", 120, "Resend (120)"),
-        ("{s}s", 0, "00s"),
-        ("Wait {s} s", 9, "Wait 09 s"),
-        ("{s}/{s}", 7, "07/07"),
-        ("no placeholder", 7, "no placeholder"),
-        ("{s", 7, "{s"),
-        ("{{s}}", 7, "{07}"),
-        ("R\u{00E9}essayer {s}", 42, "R\u{00E9}essayer 42"),
-    ])
+    @Test(
+        "the seconds placeholder expands to the formatted seconds",
+        arguments: [
+            ("Resend ({s})", 60, "Resend (60)"),
+            ("Resend ({s})", 5, "Resend (05)"),
+            ("Resend ({s})", 120, "Resend (120)"),
+            ("{s}s", 0, "00s"),
+            ("Wait {s} s", 9, "Wait 09 s"),
+            ("{s}/{s}", 7, "07/07"),
+            ("no placeholder", 7, "no placeholder"),
+            ("{s", 7, "{s"),
+            ("{{s}}", 7, "{07}"),
+            ("R\u{00E9}essayer {s}", 42, "R\u{00E9}essayer 42"),
+        ])
     func expands(template: String, seconds: Int, expected: String) {
         #expect(Texts().expand(template, seconds: seconds) == expected)
     }
@@ -32,10 +34,15 @@ struct TextsTests {
         // "Resend code (60)" is 16 wide: fits; "Resend code (120)" is 17: does not.
         #expect(texts.problems(columns: 16, maxSeconds: 60) == [])
         let problems = texts.problems(columns: 16, maxSeconds: 120)
-        #expect(problems == [TextProblem(field: "countdownLabel", value: "Resend code ({s})", width: 17,
-                                         limit: 16, kind: .tooWide, seconds: 120)])
-        #expect(problems.first?.message
-            == "countdownLabel \"Resend code ({s})\" is 17 characters wide at 120 s; the display has 16 columns")
+        #expect(
+            problems == [
+                TextProblem(
+                    field: "countdownLabel", value: "Resend code ({s})", width: 17,
+                    limit: 16, kind: .tooWide, seconds: 120)
+            ])
+        #expect(
+            problems.first?.message
+                == "countdownLabel \"Resend code ({s})\" is 17 characters wide at 120 s; the display has 16 columns")
     }
 
     @Test("plain texts wider than the display are reported by field name")
@@ -47,9 +54,11 @@ struct TextsTests {
         #expect(problems.first?.message == "title \"Verification\" is 12 characters wide; the display has 10 columns")
     }
 
-    @Test("a countdown label needs exactly one placeholder", arguments: [
-        ("Resend", 0), ("Resend {s} ({s})", 2), ("{s}{s}{s}", 3),
-    ])
+    @Test(
+        "a countdown label needs exactly one placeholder",
+        arguments: [
+            ("Resend", 0), ("Resend {s} ({s})", 2), ("{s}{s}{s}", 3),
+        ])
     func countdownPlaceholders(label: String, found: Int) {
         var texts = Texts()
         texts.countdownLabel = label
@@ -66,8 +75,12 @@ struct TextsTests {
         var texts = Texts()
         texts.sentTitle = "Sent {s}"
         let problems = texts.problems(columns: 16, maxSeconds: 60)
-        #expect(problems == [TextProblem(field: "sentTitle", value: "Sent {s}", width: 8, limit: 16,
-                                         kind: .placeholderCount(found: 1, expected: 0))])
+        #expect(
+            problems == [
+                TextProblem(
+                    field: "sentTitle", value: "Sent {s}", width: 8, limit: 16,
+                    kind: .placeholderCount(found: 1, expected: 0))
+            ])
         #expect(problems.first?.message == "sentTitle \"Sent {s}\" must not contain {s} (only countdownLabel and lockoutLabel show the seconds)")
     }
 
@@ -75,7 +88,8 @@ struct TextsTests {
     func missingPlaceholderMessage() {
         var texts = Texts()
         texts.countdownLabel = "Resend"
-        #expect(texts.problems(columns: 16, maxSeconds: 60).first?.message
-            == "countdownLabel \"Resend\" needs exactly 1 {s} for the seconds, found 0")
+        #expect(
+            texts.problems(columns: 16, maxSeconds: 60).first?.message
+                == "countdownLabel \"Resend\" needs exactly 1 {s} for the seconds, found 0")
     }
 }

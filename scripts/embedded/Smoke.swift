@@ -177,7 +177,11 @@ struct KeySource: EventSource {
         step += 1
         switch step {
         case 1: return [.key(KeyEvent(.a, .pressed, at: .origin))]
-        case 2: return [.key(KeyEvent(.digit1, .pressed, at: .origin)), .commandFinished(.verify, CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: .zero))]
+        case 2:
+            return [
+                .key(KeyEvent(.digit1, .pressed, at: .origin)),
+                .commandFinished(.verify, CommandOutcome(sequence: 1, ending: .exited(code: 0), duration: .zero)),
+            ]
         default: return [.stop]
         }
     }

@@ -18,7 +18,8 @@
 #   configfs.ko and i2c-dev.ko come from the arm64 kernel package (modules there, as on x86-64);
 # - the device binary of `scripts/cross-build --arch arm64 [--gpiod v2]` (Embedded Swift),
 #   dynamically linked against arm64 glibc, libgpiod and libi2c: the guest gets the loader and
-#   those libraries from Debian's arm64 packages (libc6, libgpiod2, libi2c0), plus busybox-static,
+#   those libraries from Debian's arm64 packages (libc6, libgpiod2, libi2c0, libmosquitto1, libssl3),
+#   plus busybox-static,
 #   gpiod and i2c-tools of arm64 for the scenarios;
 # - notify-listen (vm/notify-listen.c) built with aarch64-linux-gnu-gcc -static;
 # - hd44780-decode (the glass scenario's decoder, a test tool, not the product): the x86-64 build
@@ -40,7 +41,7 @@ arm64_abi=${abi%-amd64}-arm64
 arm64_cache=$cache/arm64
 arm64_mirror=$debian_mirror
 arm64_security_mirror=$debian_security_mirror
-arm64_userland_packages=(busybox-static libc6 libgpiod2 libi2c0 gpiod i2c-tools qemu-user-static)
+arm64_userland_packages=(busybox-static libc6 libgpiod2 libi2c0 libmosquitto1 libssl3 gpiod i2c-tools qemu-user-static)
 # Bump when the userland's extraction or pruning changes.
 arm64_recipe=1
 arm64_kernel_dir=$arm64_cache/kernel-$kversion

@@ -24,7 +24,7 @@
 
 systemd_suite=bookworm
 systemd_mirror=$debian_mirror
-systemd_packages=systemd,systemd-sysv,udev,dbus,kmod,procps,gpiod,libgpiod2,libi2c0,curl,python3
+systemd_packages=systemd,systemd-sysv,udev,dbus,kmod,procps,gpiod,libgpiod2,libi2c0,libmosquitto1,curl,python3
 # Bump when the debootstrap step or its clean-up changes.
 systemd_recipe=1
 systemd_cache=$cache/systemd

@@ -19,7 +19,8 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
             return
         }
         guard rest.count == 1, let path = rest.first else {
-            throw ExitError(.usage, (rest.isEmpty ? "config check: missing FILE" : "config check: expected one FILE, got \(rest.count) arguments") + "\n\(usage)")
+            throw ExitError(
+                .usage, (rest.isEmpty ? "config check: missing FILE" : "config check: expected one FILE, got \(rest.count) arguments") + "\n\(usage)")
         }
         // The rule of every PATH flag: a control character would garble each message naming the file.
         if let problem = pathProblem(path) {
