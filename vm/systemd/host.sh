@@ -5,7 +5,8 @@
 # machine's apt configuration that serves bookworm, vm/apt-sources.sh).
 #
 # The guest: Debian 12 (bookworm) with systemd as PID 1, made by debootstrap from the Debian
-# archive (minbase + systemd, udev, dbus, kmod, procps, gpiod and the .deb's libraries), booted
+# archive (minbase + systemd, udev, dbus, kmod, procps, gpiod and the .deb's libraries; curl for
+# the verify-api adapter and python3 for the stand-in of the verification API it talks to), booted
 # on the same Debian kernel as the busybox VM. The whole root file system is the initramfs
 # (rdinit=/sbin/init): the kernel unpacks it into a tmpfs and systemd runs from there. That needs
 # no block device, no virtio or ext4 modules and no switch_root (Debian's kernel has virtio_blk
@@ -14,7 +15,8 @@
 # Added to the root file system for each run (the debootstrap tree is cached):
 # - /lib/modules/<abi>: configfs, i2c-dev (from Debian's kernel package), gpio-sim, irq_sim,
 #   i2c-plain, gpio-keymatrix (vm/module), with `depmod`, so that modprobe and systemd's modprobe@ units work;
-# - /vm: vm/lib.sh, vm/hardware.sh, vm/systemd/scenarios.sh, hd44780-decode, the .deb of scripts/package;
+# - /vm: vm/lib.sh, vm/hardware.sh, vm/systemd/scenarios.sh, hd44780-decode, the .deb of scripts/package,
+#   Tests/Adapters/verify-standin.py (the verification API's stand-in, served on the guest's loopback);
 # - vmtest.service (vm/systemd/vmtest.service) enabled; gettys and apt's timers masked.
 #
 # Cache: .cache/vm/systemd/rootfs-<key>.tar, key = suite + a hash of the package list and of
@@ -22,7 +24,7 @@
 
 systemd_suite=bookworm
 systemd_mirror=$debian_mirror
-systemd_packages=systemd,systemd-sysv,udev,dbus,kmod,procps,gpiod,libgpiod2,libi2c0,libmosquitto1
+systemd_packages=systemd,systemd-sysv,udev,dbus,kmod,procps,gpiod,libgpiod2,libi2c0,libmosquitto1,curl,python3
 # Bump when the debootstrap step or its clean-up changes.
 systemd_recipe=1
 systemd_cache=$cache/systemd
@@ -77,6 +79,7 @@ systemd_pack() {
     # The tests.
     as_root install -D -m 0644 -t "$staging/vm" vm/lib.sh vm/hardware.sh
     as_root install -D -m 0755 vm/systemd/scenarios.sh "$staging/vm/scenarios.sh"
+    as_root install -D -m 0755 Tests/Adapters/verify-standin.py "$staging/vm/verify-standin.py"
     as_root install -D -m 0755 "$decoder" "$staging/usr/local/bin/hd44780-decode"
     as_root install -D -m 0644 "$deb" "$staging/vm/resend-button.deb"
     as_root install -D -m 0644 vm/systemd/vmtest.service "$staging/etc/systemd/system/vmtest.service"

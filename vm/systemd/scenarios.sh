@@ -498,4 +498,145 @@ fi
 systemctl reset-failed "$UNIT"
 cp /tmp/config.good "$CONFIG"
 
+# --- 12: the verify-api adapter under systemd, against the verification API's stand-in -----------
+# The stand-in (Tests/Adapters/verify-standin.py) serves on the guest's loopback; the adapter's
+# configuration is a root-only file the service gets through the package's drop-in
+# (LoadCredential=): the service user cannot read the file itself, so a working check shows the
+# credential arrived. The code is the one the stand-in "texted" (its outbox), typed on the matrix.
+API_CONF=/etc/resend-button/verify-api.conf
+API_DROPIN=/etc/systemd/system/$UNIT.d/verify-api.conf
+API_ACCOUNT=ACvmtest
+API_SERVICE=VAvmtest
+API_TOKEN=token-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
+API_PHONE=+491510000012
+ADAPTERS=/usr/lib/resend-button/adapters
+api_control() { curl -sf -X POST "$api_base/_control/$1" >/dev/null; }
+api_list() { curl -sf "$api_base/_control/$1"; }
+# journal_since N: the program's lines after the first N.
+journal_since() { journal | tail -n "+$(($1 + 1))"; }
+logged_since() { journal_since "$1" | grep -q "$2"; }
+door_sim_present() { [ -e "$DOOR_SIM/bank0/chip_name" ]; }
+ms_of() { echo "$1" | sed -n 's/.* ms=\([0-9]*\).*/\1/p'; }
+
+begin 12 "verify-api under systemd against the stand-in on 127.0.0.1: the drop-in's credential, curl in the sandbox; the issued code opens the door, a wrong one is Wrong, 2 left; systemd-analyze security <= 2.0"
+rm -f /run/standin.port
+python3 /vm/verify-standin.py --port-file /run/standin.port --account-sid "$API_ACCOUNT" \
+    --auth-token "$API_TOKEN" --service-sid "$API_SERVICE" >/tmp/standin.log 2>&1 &
+standin_pid=$!
+wait_until 30 test -s /run/standin.port
+api_base=http://127.0.0.1:$(cat /run/standin.port 2>/dev/null)
+(umask 077 && cat >"$API_CONF" <<EOF
+# vm-test: the stand-in on the loopback
+account_sid = $API_ACCOUNT
+auth_token = $API_TOKEN
+service_sid = $API_SERVICE
+to = $API_PHONE
+base_url = $api_base/v2
+timeout_seconds = 5
+EOF
+)
+install -D -m 0644 /usr/share/resend-button/adapters/systemd/verify-api.conf "$API_DROPIN"
+cat >"$CONFIG" <<EOF
+// vm-test (systemd VM): the keypad with the verify-api adapter as send and verify command
+{
+  button: { line: "button", debounceMs: 30 },
+  led: { line: "led" },
+  lcd: { bus: $BUS, address: $LCD_ADDRESS },
+  cooldown: { seconds: 2 },
+  send: { command: ["$ADAPTERS/verify-api", "send"], timeoutSeconds: 10 },
+  stateFile: "$DOOR_STATE",
+  keypad: {
+    enabled: true,
+    backend: "matrix", rows: ["KP_R0", "KP_R1", "KP_R2", "KP_R3"], columns: ["KP_C0", "KP_C1", "KP_C2"],
+    entry: { minLength: 4, maxLength: 6, maxAttempts: 3, successSeconds: 2, timeoutSeconds: 60 },
+    verify: { command: ["$ADAPTERS/verify-api", "check"], timeoutSeconds: 10 },
+    output: { line: "door", pulseMs: 3000 },
+  },
+}
+EOF
+ls -l "$API_CONF" "$API_DROPIN"
+systemctl daemon-reload
+systemctl reset-failed "$UNIT"
+# The service user may not read the file itself: only the credential systemd hands over.
+if setpriv --reuid="$SERVICE_USER" --regid="$SERVICE_USER" --init-groups test -r "$API_CONF"; then own_read=yes; else own_read=no; fi
+record_clear
+before=$(journal | wc -l)
+systemctl start "$UNIT"
+wait_until 20 holds_keypad
+echo "DropInPaths: $(property DropInPaths)"
+echo "stand-in at $api_base (pid $standin_pid); the service user reads $API_CONF itself: $own_read"
+clean_press
+wait_until 20 logged_since "$before" '^[0-9.]* send finished '
+send_line=$(journal_since "$before" | grep -m 1 '^[0-9.]* send finished ')
+# The phone: the code the stand-in sent (its outbox, "TO CODE").
+code=$(api_list outbox | awk -v to="$API_PHONE" '$1 == to { c = $2 } END { print c }')
+sleep 1
+typed_at=$(now)
+[ -n "$code" ] && matrix_type "$code#"
+opened=""
+wait_until 20 door_is 1 && opened=$(now)
+closed=""
+[ -n "$opened" ] && wait_until 10 door_is 0 && closed=$(now)
+verify_line=$(journal_since "$before" | grep -m 1 '^[0-9.]* verify finished ')
+# A wrong code after a new send (the approved verification is gone: a new one, a new code).
+sleep 3
+middle=$(journal | wc -l)
+api_control "next-code?code=482913"
+clean_press
+wait_until 20 logged_since "$middle" '^[0-9.]* send finished '
+sleep 1
+matrix_type "111111#"
+wait_until 20 logged_since "$middle" '^[0-9.]* verify finished '
+sleep 0.5
+wrong_line=$(journal_since "$middle" | grep -m 1 '^[0-9.]* verify finished ')
+# The pulse as the program logged it (the polls above see the line's level, late by their forks).
+active_at=$(journal_since "$before" | sed -n 's/^\([0-9.]*\) output active$/\1/p' | head -n 1)
+inactive_at=$(journal_since "$before" | awk -v a="$active_at" '$2 == "output" && $3 == "inactive" && $1 + 0 > a + 0 { print $1; exit }')
+glass /tmp/s12.glass
+journal_since "$before" | sed 's/^/    /'
+checks=$(api_list checks | tr '\n' ' ')
+security=$(systemd-analyze security --no-pager "$UNIT" 2>&1)
+echo "systemd-analyze security $UNIT (with the verify-api drop-in):"
+echo "$security" | sed 's/^/    /'
+exposure=$(echo "$security" | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+leaked=$(journalctl -q -u "$UNIT" --no-pager -o cat | grep -c -e "$API_TOKEN" ${code:+-e "$code"})
+echo "sent by the stand-in: ${code:+a ${#code}-digit code}; send: $send_line; check: $verify_line; door 1 at $opened, 0 at $closed; wrong code: $wrong_line; checks named by: $checks; token or code in the journal: $leaked lines; exposure $exposure"
+if ! door_sim_present; then
+    fail 12 "no door line (gpio-sim chip 'door' of scenario 9)"
+elif [ "$own_read" != no ]; then
+    fail 12 "the service user can read $API_CONF itself: the test does not show the credential"
+elif ! echo "$send_line" | grep -q 'result=ok exit=0'; then
+    show_journal
+    fail 12 "the send: '${send_line:-no send finished line}', not result=ok exit=0"
+elif [ -z "$code" ]; then
+    fail 12 "the stand-in's outbox has no code for $API_PHONE"
+elif ! echo "$verify_line" | grep -q 'result=accepted exit=0'; then
+    show_journal
+    fail 12 "the check of the issued code: '${verify_line:-no verify finished line}', not result=accepted exit=0"
+elif [ -z "$opened" ] || [ -z "$closed" ]; then
+    fail 12 "the door line: 1 at '${opened:-never}', 0 again at '${closed:-never}' (a 3 s pulse expected)"
+elif [ -z "$active_at" ] || [ -z "$inactive_at" ]; then
+    fail 12 "the journal has no 'output active' and 'output inactive' after it for the accepted code"
+elif ! grep -q '|Code accepted *|Welcome' /tmp/s12.glass; then
+    fail 12 "the glass never showed Code accepted / Welcome"
+elif ! echo "$wrong_line" | grep -q 'result=rejected exit=1'; then
+    show_journal
+    fail 12 "the wrong code: '${wrong_line:-no verify finished line}', not result=rejected exit=1"
+elif ! grep -q '|Wrong, 2 left' /tmp/s12.glass; then
+    fail 12 "the glass never showed 'Wrong, 2 left' after the wrong code"
+elif [ "$checks" != "VerificationSid VerificationSid " ]; then
+    fail 12 "the checks named their verification by '$checks', not by the SID the send left in the session directory"
+elif [ "$leaked" != 0 ]; then
+    fail 12 "the token or the code is in $leaked journal lines"
+elif [ -z "$exposure" ] || ! awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }'; then
+    fail 12 "systemd-analyze security: exposure '${exposure:-not found}', not 2.0 or below"
+else
+    pass 12 "send exit 0 ($(ms_of "$send_line") ms); the code the stand-in issued accepted (exit 0, $(ms_of "$verify_line") ms), the door line 1 $(difference "$typed_at" "$opened") s after the first key and 0 again $(difference "$opened" "$closed") s later by the polls, output active to inactive $(difference "$active_at" "$inactive_at") s in the journal (pulseMs 3000); a wrong code: exit 1, Wrong, 2 left; both checks by the session's SID; the credential through LoadCredential (the service user cannot read $API_CONF); no token or code in the unit's journal; systemd-analyze security: $exposure"
+fi
+systemctl stop "$UNIT"
+kill "$standin_pid" 2>/dev/null
+rm -f "$API_DROPIN"
+systemctl daemon-reload
+cp /tmp/config.good "$CONFIG"
+
 if [ "$failures" -eq 0 ]; then leave 0; else leave 1; fi
