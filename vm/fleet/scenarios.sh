@@ -102,8 +102,48 @@ fleet_prepare() {
     fleet_ssh_port=$(fleet_free_port)
     fleet_url=http://10.0.2.2:$fleet_http_port
     fleet_publish "$fleet_deb_n" >&2 || die "scripts/publish-repo ($suite, N) failed"
+    fleet_stand_in "$fleet_deb_n"
     ssh-keygen -q -t ed25519 -N '' -C vm-test -f "$fleet_work/id"
 }
+# fleet_stand_in DEB: the guest has no Debian apt source (it installs only from the test's
+# repository), and its tree holds only the packages of fleet_packages: a Depends of DEB that the
+# tree lacks (libmosquitto1 since the MQTT adapter, issue 21) is downloaded here for arm64 (the
+# private apt state of vm/arm64/host.sh: bookworm's archive) into a flat repository signed with
+# the same throwaway key, $fleet_work/repo/debian-stand-in/, which the guest follows as a stand-in
+# for Debian's archive (a panel has Debian's own sources). Its own Depends must be in the tree.
+# Sets fleet_stand_in_packages (empty when the tree has every Depends).
+fleet_stand_in() {
+    local deb=$1 status name missing=() dir=$fleet_work/repo/debian-stand-in file dep
+    status=$(tar -xOf "$fleet_tar" ./var/lib/dpkg/status)
+    # the names the tree has: installed packages and what they provide
+    local have
+    have=$(awk '/^Package: / { print $2 } /^Provides: / { sub(/^Provides: /, ""); n = split($0, p, /, */); for (i = 1; i <= n; i++) { sub(/ .*/, "", p[i]); print p[i] } }' <<<"$status" | sort -u)
+    fleet_depends_names() { dpkg-deb -f "$1" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*//; s/:any//; s/^ *//; s/ *$//' | grep -v '^$'; }
+    while read -r name; do
+        grep -qxF "$name" <<<"$have" || missing+=("$name")
+    done < <(fleet_depends_names "$deb")
+    fleet_stand_in_packages=${missing[*]}
+    ((${#missing[@]})) || return 0
+    step "fleet $fleet_suite: ${missing[*]} (Depends of the package, not in the tree): a signed stand-in for Debian's archive"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    arm64_fetch "$dir" "${missing[@]}"
+    for name in "${missing[@]}"; do
+        file=$(find "$dir" -name "${name}_*_arm64.deb" -o -name "${name}_*_all.deb" | head -n 1)
+        [[ -n $file ]] || die "apt-get download $name (arm64) failed"
+        while read -r dep; do
+            grep -qxF "$dep" <<<"$have" || die "$name needs $dep, which the fleet tree lacks (add it to fleet_packages)"
+        done < <(fleet_depends_names "$file")
+    done
+    (cd "$dir" && apt-ftparchive packages . >Packages && apt-ftparchive \
+        -o APT::FTPArchive::Release::Origin="vm-test Debian stand-in" release . >../stand-in.Release &&
+        mv ../stand-in.Release Release) \
+        || die "apt-ftparchive (the stand-in) failed"
+    gpg --batch --yes --quiet --local-user "$fleet_fpr" --clearsign -o "$dir/InRelease" "$dir/Release" \
+        || die "gpg --clearsign (the stand-in) failed"
+    chmod -R a+rX "$dir"
+}
+
 fleet_publish() { # fleet_publish DEB: publishes DEB into the run's repository
     scripts/publish-repo --output "$fleet_work/repo" --key "$fleet_fpr" --url "$fleet_url" \
         --suites "$fleet_suite" --architectures arm64 --deb "$fleet_suite=$1"
@@ -160,6 +200,11 @@ fleet_scenarios() {
     fleet_begin 1 "apt installs resend-button $fleet_version_n from the signed repository (Signed-By deb822 .sources, served on the host's loopback)"
     fleet_ssh 'cat > /usr/share/keyrings/resend-button.gpg' <"$fleet_work/repo/resend-button.gpg"
     fleet_ssh 'cat > /etc/apt/sources.list.d/resend-button.sources' <"$fleet_work/repo/$fleet_suite.sources"
+    if [[ -n $fleet_stand_in_packages ]]; then
+        echo "($fleet_stand_in_packages: from the stand-in for Debian's archive, $fleet_url/debian-stand-in/)"
+        printf 'Types: deb\nURIs: %s/debian-stand-in/\nSuites: ./\nSigned-By: /usr/share/keyrings/resend-button.gpg\n' "$fleet_url" |
+            fleet_ssh 'cat > /etc/apt/sources.list.d/debian-stand-in.sources'
+    fi
     fleet_ssh cat /etc/apt/sources.list.d/resend-button.sources </dev/null
     t0=$SECONDS
     out=$(fleet_ssh 'apt-get update 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y resend-button 2>&1' </dev/null)
