@@ -50,14 +50,27 @@ fleet_labels() {
         }
         END { if (started) for (i = 0; i < n; i++) print line[i] }' "$1"
 }
-# fleet_ticks LABELS: checks a running countdown: "Resend (N)" labels, each one less than the one
-# before and 1 s (+-0.25 s) after it. Prints "ok FIRST LAST COUNT" or "bad WHAT".
+# fleet_ticks LABELS [ORIGIN]: checks a running countdown: "Resend (N)" labels, each one less than
+# the one before and 1 s (+-0.25 s) after it. Prints "ok FIRST LAST COUNT" or "bad WHAT".
+# With ORIGIN (the record time of "Resend ($fleet_cooldown)", when the countdown began) the labels
+# are those of a resumed countdown: the first is drawn when the new process starts, at any phase
+# of the second, and must be the count of that moment (between ORIGIN + cooldown - N and the next
+# label's time, +-0.25 s); every later one comes at ORIGIN + cooldown - N (+-0.25 s), on the grid
+# of the countdown that began before the restart (the program keeps its deadline, not its count).
 fleet_ticks() {
-    awk 'function abs(x) { return x < 0 ? -x : x }
+    awk -v origin="${2:-}" -v cooldown="$fleet_cooldown" 'function abs(x) { return x < 0 ? -x : x }
         match($0, /Resend \(([0-9]+)\)$/) {
             n = substr($0, RSTART + 8, RLENGTH - 9) + 0
             if (count > 0 && n != previous - 1) { print "bad \"Resend (" n ")\" after \"Resend (" previous ")\""; bad = 1; exit }
-            if (count > 0 && abs($1 - t - 1) > 0.25) { printf "bad \"Resend (%d)\" %.3f s after the label before it\n", n, $1 - t; bad = 1; exit }
+            if (origin != "") {
+                due = origin + cooldown - n
+                if (count == 0 && ($1 < due - 0.25 || $1 > due + 1.25)) {
+                    printf "bad the first label after the restart, \"Resend (%d)\", at %.3f: that count is due from %.3f to %.3f (countdown began at %.3f)\n", n, $1, due, due + 1, origin; bad = 1; exit
+                }
+                if (count > 0 && abs($1 - due) > 0.25) {
+                    printf "bad \"Resend (%d)\" at %.3f, %.3f s off the countdown begun at %.3f\n", n, $1, $1 - due, origin; bad = 1; exit
+                }
+            } else if (count > 0 && abs($1 - t - 1) > 0.25) { printf "bad \"Resend (%d)\" %.3f s after the label before it\n", n, $1 - t; bad = 1; exit }
             if (count == 0) first = n
             previous = n; t = $1; count++
         }
@@ -192,7 +205,7 @@ fleet_stop() {
 
 # fleet_scenarios: the scenarios, in order; their markers on stdout.
 fleet_scenarios() {
-    local out bus status version t0 t1 pid_before pid_after verdict resumed
+    local out bus status version t0 t1 pid_before pid_after verdict resumed fleet_origin
     echo "VM-TEST BOOTED variant=fleet-$fleet_suite $(fleet_ssh 'echo kernel=$(uname -r) arch=$(dpkg --print-architecture) debian=$(cat /etc/debian_version) systemd=$(systemctl --version | head -n 1 | cut -d" " -f2) uptime=$(cut -d" " -f1 /proc/uptime)' </dev/null)"
     bus=$(fleet_ssh /vm/guest.sh hardware </dev/null) || { echo "VM-TEST SETUP FAILED: the simulated hardware (guest.sh hardware)"; return 1; }
     echo "i2c-plain is bus $bus; the repository: $fleet_url (key $fleet_fpr)"
@@ -233,6 +246,7 @@ fleet_scenarios() {
     fleet_glass "$fleet_work/glass-2.txt"
     fleet_labels "$fleet_work/glass-2.txt" >"$fleet_work/labels-2.txt"
     verdict=$(fleet_ticks "$fleet_work/labels-2.txt")
+    fleet_origin=$(awk -v label="Resend ($fleet_cooldown)" 'substr($0, index($0, " ") + 1) == label { print $1; exit }' "$fleet_work/labels-2.txt")
     echo "decoded glass (row 2 per transaction since the service's start):"
     sed 's/^/    /' "$fleet_work/labels-2.txt"
     if [[ $(fleet_property ActiveState) != active ]]; then
@@ -280,7 +294,7 @@ fleet_scenarios() {
     fleet_labels "$fleet_work/glass-4.txt" "$t1" >"$fleet_work/labels-4.txt"
     echo "decoded glass after the upgrade's restart (row 2 per transaction):"
     sed 's/^/    /' "$fleet_work/labels-4.txt"
-    verdict=$(fleet_ticks "$fleet_work/labels-4.txt")
+    verdict=$(fleet_ticks "$fleet_work/labels-4.txt" "$fleet_origin")
     local first last count
     read -r _ first last count <<<"$verdict"
     if [[ $(fleet_property ActiveState) != active ]]; then
@@ -289,6 +303,8 @@ fleet_scenarios() {
         fleet_fail 4 "the main PID is still $pid_before: the upgrade did not restart the service"
     elif [[ -z $resumed ]]; then
         fleet_fail 4 "no 'countdown resumed' in the journal after the restart"
+    elif [[ -z $fleet_origin ]]; then
+        fleet_fail 4 "scenario 2's glass has no Resend ($fleet_cooldown): no countdown start to check the resumed one against"
     elif [[ $verdict != ok* ]]; then
         fleet_fail 4 "the glass after the restart: ${verdict#bad }"
     elif ((first >= fleet_cooldown || first > resumed + 1 || first < resumed - 1)); then
