@@ -310,7 +310,7 @@ fleet_scenarios() {
     elif ((first >= fleet_cooldown || first > resumed + 1 || first < resumed - 1)); then
         fleet_fail 4 "the glass resumed at Resend ($first), the journal at seconds_left=$resumed (cooldown $fleet_cooldown)"
     else
-        fleet_pass 4 "new main PID $pid_after (was $pid_before); 'countdown resumed seconds_left=$resumed'; the glass went on from Resend ($first) to Resend ($last), $count labels 1 s apart"
+        fleet_pass 4 "new main PID $pid_after (was $pid_before); 'countdown resumed seconds_left=$resumed'; the glass went on from Resend ($first) to Resend ($last), $count labels, each after the first on the second of the countdown begun before the upgrade (+-0.25 s)"
     fi
 
     if [[ $fleet_suite == bookworm ]]; then
@@ -371,7 +371,8 @@ END
     recap1=$(sed -n "s/^panel-$fleet_suite *: //p" "$a/run1.log")
     recap2=$(sed -n "s/^panel-$fleet_suite *: //p" "$a/run2.log")
     config=$(fleet_ssh cat /etc/resend-button/config.json5 </dev/null)
-    mode=$(fleet_ssh stat -c '%a %U %G' /etc/resend-button/credentials/sms_api_token </dev/null)
+    # (one string: ssh joins its arguments with spaces, and the guest's shell splits them again)
+    mode=$(fleet_ssh "stat -c '%a %U %G' /etc/resend-button/credentials/sms_api_token" </dev/null)
     if ((status != 0)); then
         fleet_fail 5 "ansible-playbook failed (run 1: $recap1; run 2: $recap2)"
     elif [[ $recap1 != *failed=0* || $recap1 == *" changed=0 "* ]]; then
