@@ -50,14 +50,27 @@ fleet_labels() {
         }
         END { if (started) for (i = 0; i < n; i++) print line[i] }' "$1"
 }
-# fleet_ticks LABELS: checks a running countdown: "Resend (N)" labels, each one less than the one
-# before and 1 s (+-0.25 s) after it. Prints "ok FIRST LAST COUNT" or "bad WHAT".
+# fleet_ticks LABELS [ORIGIN]: checks a running countdown: "Resend (N)" labels, each one less than
+# the one before and 1 s (+-0.25 s) after it. Prints "ok FIRST LAST COUNT" or "bad WHAT".
+# With ORIGIN (the record time of "Resend ($fleet_cooldown)", when the countdown began) the labels
+# are those of a resumed countdown: the first is drawn when the new process starts, at any phase
+# of the second, and must be the count of that moment (between ORIGIN + cooldown - N and the next
+# label's time, +-0.25 s); every later one comes at ORIGIN + cooldown - N (+-0.25 s), on the grid
+# of the countdown that began before the restart (the program keeps its deadline, not its count).
 fleet_ticks() {
-    awk 'function abs(x) { return x < 0 ? -x : x }
+    awk -v origin="${2:-}" -v cooldown="$fleet_cooldown" 'function abs(x) { return x < 0 ? -x : x }
         match($0, /Resend \(([0-9]+)\)$/) {
             n = substr($0, RSTART + 8, RLENGTH - 9) + 0
             if (count > 0 && n != previous - 1) { print "bad \"Resend (" n ")\" after \"Resend (" previous ")\""; bad = 1; exit }
-            if (count > 0 && abs($1 - t - 1) > 0.25) { printf "bad \"Resend (%d)\" %.3f s after the label before it\n", n, $1 - t; bad = 1; exit }
+            if (origin != "") {
+                due = origin + cooldown - n
+                if (count == 0 && ($1 < due - 0.25 || $1 > due + 1.25)) {
+                    printf "bad the first label after the restart, \"Resend (%d)\", at %.3f: that count is due from %.3f to %.3f (countdown began at %.3f)\n", n, $1, due, due + 1, origin; bad = 1; exit
+                }
+                if (count > 0 && abs($1 - due) > 0.25) {
+                    printf "bad \"Resend (%d)\" at %.3f, %.3f s off the countdown begun at %.3f\n", n, $1, $1 - due, origin; bad = 1; exit
+                }
+            } else if (count > 0 && abs($1 - t - 1) > 0.25) { printf "bad \"Resend (%d)\" %.3f s after the label before it\n", n, $1 - t; bad = 1; exit }
             if (count == 0) first = n
             previous = n; t = $1; count++
         }
@@ -102,8 +115,48 @@ fleet_prepare() {
     fleet_ssh_port=$(fleet_free_port)
     fleet_url=http://10.0.2.2:$fleet_http_port
     fleet_publish "$fleet_deb_n" >&2 || die "scripts/publish-repo ($suite, N) failed"
+    fleet_stand_in "$fleet_deb_n"
     ssh-keygen -q -t ed25519 -N '' -C vm-test -f "$fleet_work/id"
 }
+# fleet_stand_in DEB: the guest has no Debian apt source (it installs only from the test's
+# repository), and its tree holds only the packages of fleet_packages: a Depends of DEB that the
+# tree lacks (libmosquitto1 since the MQTT adapter, issue 21) is downloaded here for arm64 (the
+# private apt state of vm/arm64/host.sh: bookworm's archive) into a flat repository signed with
+# the same throwaway key, $fleet_work/repo/debian-stand-in/, which the guest follows as a stand-in
+# for Debian's archive (a panel has Debian's own sources). Its own Depends must be in the tree.
+# Sets fleet_stand_in_packages (empty when the tree has every Depends).
+fleet_stand_in() {
+    local deb=$1 status name missing=() dir=$fleet_work/repo/debian-stand-in file dep
+    status=$(tar -xOf "$fleet_tar" ./var/lib/dpkg/status)
+    # the names the tree has: installed packages and what they provide
+    local have
+    have=$(awk '/^Package: / { print $2 } /^Provides: / { sub(/^Provides: /, ""); n = split($0, p, /, */); for (i = 1; i <= n; i++) { sub(/ .*/, "", p[i]); print p[i] } }' <<<"$status" | sort -u)
+    fleet_depends_names() { dpkg-deb -f "$1" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*//; s/:any//; s/^ *//; s/ *$//' | grep -v '^$'; }
+    while read -r name; do
+        grep -qxF "$name" <<<"$have" || missing+=("$name")
+    done < <(fleet_depends_names "$deb")
+    fleet_stand_in_packages=${missing[*]}
+    ((${#missing[@]})) || return 0
+    step "fleet $fleet_suite: ${missing[*]} (Depends of the package, not in the tree): a signed stand-in for Debian's archive"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    arm64_fetch "$dir" "${missing[@]}"
+    for name in "${missing[@]}"; do
+        file=$(find "$dir" -name "${name}_*_arm64.deb" -o -name "${name}_*_all.deb" | head -n 1)
+        [[ -n $file ]] || die "apt-get download $name (arm64) failed"
+        while read -r dep; do
+            grep -qxF "$dep" <<<"$have" || die "$name needs $dep, which the fleet tree lacks (add it to fleet_packages)"
+        done < <(fleet_depends_names "$file")
+    done
+    (cd "$dir" && apt-ftparchive packages . >Packages && apt-ftparchive \
+        -o APT::FTPArchive::Release::Origin="vm-test Debian stand-in" release . >../stand-in.Release &&
+        mv ../stand-in.Release Release) \
+        || die "apt-ftparchive (the stand-in) failed"
+    gpg --batch --yes --quiet --local-user "$fleet_fpr" --clearsign -o "$dir/InRelease" "$dir/Release" \
+        || die "gpg --clearsign (the stand-in) failed"
+    chmod -R a+rX "$dir"
+}
+
 fleet_publish() { # fleet_publish DEB: publishes DEB into the run's repository
     scripts/publish-repo --output "$fleet_work/repo" --key "$fleet_fpr" --url "$fleet_url" \
         --suites "$fleet_suite" --architectures arm64 --deb "$fleet_suite=$1"
@@ -152,7 +205,7 @@ fleet_stop() {
 
 # fleet_scenarios: the scenarios, in order; their markers on stdout.
 fleet_scenarios() {
-    local out bus status version t0 t1 pid_before pid_after verdict resumed
+    local out bus status version t0 t1 pid_before pid_after verdict resumed fleet_origin
     echo "VM-TEST BOOTED variant=fleet-$fleet_suite $(fleet_ssh 'echo kernel=$(uname -r) arch=$(dpkg --print-architecture) debian=$(cat /etc/debian_version) systemd=$(systemctl --version | head -n 1 | cut -d" " -f2) uptime=$(cut -d" " -f1 /proc/uptime)' </dev/null)"
     bus=$(fleet_ssh /vm/guest.sh hardware </dev/null) || { echo "VM-TEST SETUP FAILED: the simulated hardware (guest.sh hardware)"; return 1; }
     echo "i2c-plain is bus $bus; the repository: $fleet_url (key $fleet_fpr)"
@@ -160,6 +213,11 @@ fleet_scenarios() {
     fleet_begin 1 "apt installs resend-button $fleet_version_n from the signed repository (Signed-By deb822 .sources, served on the host's loopback)"
     fleet_ssh 'cat > /usr/share/keyrings/resend-button.gpg' <"$fleet_work/repo/resend-button.gpg"
     fleet_ssh 'cat > /etc/apt/sources.list.d/resend-button.sources' <"$fleet_work/repo/$fleet_suite.sources"
+    if [[ -n $fleet_stand_in_packages ]]; then
+        echo "($fleet_stand_in_packages: from the stand-in for Debian's archive, $fleet_url/debian-stand-in/)"
+        printf 'Types: deb\nURIs: %s/debian-stand-in/\nSuites: ./\nSigned-By: /usr/share/keyrings/resend-button.gpg\n' "$fleet_url" |
+            fleet_ssh 'cat > /etc/apt/sources.list.d/debian-stand-in.sources'
+    fi
     fleet_ssh cat /etc/apt/sources.list.d/resend-button.sources </dev/null
     t0=$SECONDS
     out=$(fleet_ssh 'apt-get update 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y resend-button 2>&1' </dev/null)
@@ -188,6 +246,7 @@ fleet_scenarios() {
     fleet_glass "$fleet_work/glass-2.txt"
     fleet_labels "$fleet_work/glass-2.txt" >"$fleet_work/labels-2.txt"
     verdict=$(fleet_ticks "$fleet_work/labels-2.txt")
+    fleet_origin=$(awk -v label="Resend ($fleet_cooldown)" 'substr($0, index($0, " ") + 1) == label { print $1; exit }' "$fleet_work/labels-2.txt")
     echo "decoded glass (row 2 per transaction since the service's start):"
     sed 's/^/    /' "$fleet_work/labels-2.txt"
     if [[ $(fleet_property ActiveState) != active ]]; then
@@ -235,7 +294,7 @@ fleet_scenarios() {
     fleet_labels "$fleet_work/glass-4.txt" "$t1" >"$fleet_work/labels-4.txt"
     echo "decoded glass after the upgrade's restart (row 2 per transaction):"
     sed 's/^/    /' "$fleet_work/labels-4.txt"
-    verdict=$(fleet_ticks "$fleet_work/labels-4.txt")
+    verdict=$(fleet_ticks "$fleet_work/labels-4.txt" "$fleet_origin")
     local first last count
     read -r _ first last count <<<"$verdict"
     if [[ $(fleet_property ActiveState) != active ]]; then
@@ -244,12 +303,14 @@ fleet_scenarios() {
         fleet_fail 4 "the main PID is still $pid_before: the upgrade did not restart the service"
     elif [[ -z $resumed ]]; then
         fleet_fail 4 "no 'countdown resumed' in the journal after the restart"
+    elif [[ -z $fleet_origin ]]; then
+        fleet_fail 4 "scenario 2's glass has no Resend ($fleet_cooldown): no countdown start to check the resumed one against"
     elif [[ $verdict != ok* ]]; then
         fleet_fail 4 "the glass after the restart: ${verdict#bad }"
     elif ((first >= fleet_cooldown || first > resumed + 1 || first < resumed - 1)); then
         fleet_fail 4 "the glass resumed at Resend ($first), the journal at seconds_left=$resumed (cooldown $fleet_cooldown)"
     else
-        fleet_pass 4 "new main PID $pid_after (was $pid_before); 'countdown resumed seconds_left=$resumed'; the glass went on from Resend ($first) to Resend ($last), $count labels 1 s apart"
+        fleet_pass 4 "new main PID $pid_after (was $pid_before); 'countdown resumed seconds_left=$resumed'; the glass went on from Resend ($first) to Resend ($last), $count labels, each after the first on the second of the countdown begun before the upgrade (+-0.25 s)"
     fi
 
     if [[ $fleet_suite == bookworm ]]; then
@@ -310,7 +371,8 @@ END
     recap1=$(sed -n "s/^panel-$fleet_suite *: //p" "$a/run1.log")
     recap2=$(sed -n "s/^panel-$fleet_suite *: //p" "$a/run2.log")
     config=$(fleet_ssh cat /etc/resend-button/config.json5 </dev/null)
-    mode=$(fleet_ssh stat -c '%a %U %G' /etc/resend-button/credentials/sms_api_token </dev/null)
+    # (one string: ssh joins its arguments with spaces, and the guest's shell splits them again)
+    mode=$(fleet_ssh "stat -c '%a %U %G' /etc/resend-button/credentials/sms_api_token" </dev/null)
     if ((status != 0)); then
         fleet_fail 5 "ansible-playbook failed (run 1: $recap1; run 2: $recap2)"
     elif [[ $recap1 != *failed=0* || $recap1 == *" changed=0 "* ]]; then
