@@ -212,7 +212,7 @@ public struct SimulateOptions: Sendable {
             throw ExitError(.usage, "simulate: unexpected argument \(shown(extra)) (options start with --)")
         }
         let config = try DeviceConfig.load(for: parsed, read: readConfig)
-        options.settings = config.behaviourSettings()
+        options.settings = config.behaviour
         try options.settings.apply(parsed, command: "simulate")
         options.headless = parsed.has("headless")
         options.events = parsed.has("events")

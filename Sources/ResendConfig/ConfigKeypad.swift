@@ -106,7 +106,7 @@ extension DeviceConfig {
     /// `keypad.verify`: the command that checks a code, run like `send.command` (argv, no shell);
     /// the code goes to its standard input (one line), never to argv or the environment. Exit 0:
     /// accepted; 1: rejected; anything else or a time-out: an error ("Check failed").
-    public struct Verify: Hashable, Sendable {
+    public struct Verify: CommandSection, Hashable, Sendable {
         /// `keypad.verify.command`: program and arguments; nil: none (which a keypad refuses).
         public var command: [String]? = nil
         /// `keypad.verify.timeoutSeconds`.
@@ -218,15 +218,7 @@ extension DeviceConfig {
         texts.finish()
 
         let verify = keypad.section("verify")
-        if let command = verify.value("command"), command != .null {
-            result.verify.command = readCommand(command, at: verify.keyPath("command"), reader: reader)
-        }
-        if let timeout = verify.integer("timeoutSeconds", range: Send.timeoutRange, unit: "whole seconds") {
-            result.verify.timeoutSeconds = timeout
-        }
-        if let environment = verify.value("environment"), environment != .null {
-            result.verify.environment = readEnvironment(environment, at: verify.keyPath("environment"), reader: reader)
-        }
+        readCommandSection(verify, into: &result.verify, reader: reader)
         verify.finish()
 
         let output = keypad.section("output")

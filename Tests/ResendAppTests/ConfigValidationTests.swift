@@ -419,7 +419,7 @@ struct ConfigValidationTests {
         let config = try DeviceConfig.parse(text: text, source: "t.json5")
         #expect(config == expected)
 
-        let settings = config.behaviourSettings()
+        let settings = config.behaviour
         #expect(settings.durationSeconds == 90)
         #expect(settings.geometry == .lcd20x4)
         #expect(settings.debounceMilliseconds == 35)
@@ -430,7 +430,7 @@ struct ConfigValidationTests {
     @Test("the file's settings are the base; flags override them")
     func flagsOverrideFile() throws {
         let config = try DeviceConfig.parse(text: "{cooldown: {seconds: 90}, lcd: {geometry: \"20x4\"}, texts: {title: \"Hello\"}}", source: "t")
-        var settings = config.behaviourSettings()
+        var settings = config.behaviour
         let flags = try parseArguments(["--duration", "30"], specs: BehaviourSettings.optionSpecs, command: "simulate")
         try settings.apply(flags, command: "simulate")
         #expect(settings.durationSeconds == 30)
