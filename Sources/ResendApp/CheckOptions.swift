@@ -64,20 +64,14 @@ public struct CheckOptions: Sendable {
         -> CheckOptions
     {
         let command = "check"
-        let parsed = try parseArguments(arguments, specs: specs, command: command)
         var options = CheckOptions()
-        if parsed.has("help") {
+        guard let parsed = try parseFlags(arguments, specs: specs, command: command) else {
             options.help = true
             return options
         }
-        if let extra = parsed.positional.first {
-            throw ExitError(.usage, "\(command): unexpected argument \(shown(extra)) (options start with --)")
-        }
         if let text = parsed.value("button") { options.button = try LineSpec.parse(text, option: "button", command: command) }
         if let text = parsed.value("led") { options.led = try LineSpec.parse(text, option: "led", command: command) }
-        if let led = options.led, led == options.button {
-            throw ExitError(.usage, "\(command): --led: \(led.text) is the button's line; the LED needs a line of its own")
-        }
+        try LineSpec.checkLED(options.led, button: options.button, command: command)
         if let text = parsed.value("i2c-bus") {
             options.i2cBus = try parseInteger(text, option: "i2c-bus", range: DeviceConfig.LCD.busRange, unit: "a bus number", command: command)
         }

@@ -17,4 +17,11 @@ extension LineSpec {
         }
         return line
     }
+
+    /// An LED line, if any, must not be the button's: a usage error naming `--led` otherwise.
+    static func checkLED(_ led: LineSpec?, button: LineSpec, command: String) throws(ExitError) {
+        if let led, led == button {
+            throw ExitError(.usage, "\(command): --led: \(led.text) is the button's line; the LED needs a line of its own")
+        }
+    }
 }

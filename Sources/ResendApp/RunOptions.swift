@@ -20,6 +20,8 @@ public struct RunOptions: Sendable {
 
     public init() {}
 
+    /// `run`'s flags, in the order `--help` lists them: each section's flags are declared beside
+    /// the code that writes them into that section's fields.
     static let specs: [OptionSpec] =
         [
             OptionSpec(
@@ -28,32 +30,12 @@ public struct RunOptions: Sendable {
             OptionSpec(
                 "state-file", value: "PATH",
                 help: "persist the countdown in PATH and resume it after a restart, or off (default \(DeviceConfig.defaultStateFile))"),
-            OptionSpec(
-                "button", value: "LINE",
-                help: "the button's GPIO line: a name like GPIO17 or gpiochipN:OFFSET (default \(DeviceConfig.Button().line))"),
-            OptionSpec("button-bias", value: "BIAS", help: GPIOBias.helpList),
-            OptionSpec("button-active-high", help: "the button connects the line to 3V3 (default: active-low, button to ground)"),
-            OptionSpec(
-                "kernel-debounce", value: "MS",
-                help:
-                    "let the kernel debounce too, \(DeviceConfig.Button.kernelDebounceRange.lowerBound)-\(DeviceConfig.Button.kernelDebounceRange.upperBound) ms (libgpiod v2 only)"
-            ),
-            OptionSpec("led", value: "LINE", help: "an LED's GPIO line, lit while the button is ready to send (default: none)"),
-            OptionSpec("led-active-low", help: "the LED lights when the line is low"),
-            OptionSpec("i2c-bus", value: "N", help: "the LCD's I2C bus /dev/i2c-N (default \(DeviceConfig.LCD.defaultBus))"),
-            OptionSpec(
-                "address", value: "ADDR",
-                help:
-                    "the backpack's I2C address, 0xNN (default \(hexAddress(DeviceConfig.LCD.defaultAddress.rawValue))); 'resend-button check' finds it"
-            ),
-            OptionSpec("refresh", value: "SECONDS", help: "re-initialise and repaint the LCD this often, against noise (default off)"),
+        ] + DeviceConfig.Button.flagSpecs + DeviceConfig.LED.flagSpecs + DeviceConfig.LCD.flagSpecs + [
             OptionSpec(
                 "log-format", value: "FORMAT",
                 help: listWithOr(LogFormat.allCases.map { $0 == DeviceConfig.Log().format ? "\($0.rawValue) (default)" : $0.rawValue })
-                    + ": one line per event on standard error"),
-        ] + BehaviourSettings.optionSpecs + [
-            OptionSpec("help", help: "show this help")
-        ]
+                    + ": one line per event on standard error")
+        ] + BehaviourSettings.optionSpecs + [OptionSpec("help", help: "show this help")]
 
     public static var help: String {
         helpText(
@@ -74,14 +56,10 @@ public struct RunOptions: Sendable {
         readConfig: (String) -> ConfigFileContents = ConfigFileContents.read
     ) throws(ExitError) -> RunOptions {
         let command = "run"
-        let parsed = try parseArguments(arguments, specs: specs, command: command)
         var options = RunOptions()
-        if parsed.has("help") {
+        guard let parsed = try parseFlags(arguments, specs: specs, command: command) else {
             options.help = true
             return options
-        }
-        if let extra = parsed.positional.first {
-            throw ExitError(.usage, "\(command): unexpected argument \(shown(extra)) (options start with --)")
         }
         options.configPath = parsed.value("config") ?? DeviceConfig.defaultPath
         options.config = try DeviceConfig.load(for: parsed, read: readConfig)
@@ -123,6 +101,16 @@ public struct RunOptions: Sendable {
 }
 
 extension DeviceConfig.Button {
+    /// `--button`, `--button-bias`, `--button-active-high`, `--kernel-debounce`.
+    fileprivate static let flagSpecs = [
+        OptionSpec("button", value: "LINE", help: "the button's GPIO line: a name like GPIO17 or gpiochipN:OFFSET (default \(Self().line))"),
+        OptionSpec("button-bias", value: "BIAS", help: GPIOBias.helpList),
+        OptionSpec("button-active-high", help: "the button connects the line to 3V3 (default: active-low, button to ground)"),
+        OptionSpec(
+            "kernel-debounce", value: "MS",
+            help: "let the kernel debounce too, \(kernelDebounceRange.lowerBound)-\(kernelDebounceRange.upperBound) ms (libgpiod v2 only)"),
+    ]
+
     /// Writes `--button`, `--button-bias`, `--button-active-high` and `--kernel-debounce` over
     /// these fields (`--debounce` and `--debounce-mode` go through `DeviceConfig.behaviour`).
     fileprivate mutating func apply(
@@ -152,6 +140,12 @@ extension DeviceConfig.Button {
 }
 
 extension DeviceConfig.LED {
+    /// `--led`, `--led-active-low`.
+    fileprivate static let flagSpecs = [
+        OptionSpec("led", value: "LINE", help: "an LED's GPIO line, lit while the button is ready to send (default: none)"),
+        OptionSpec("led-active-low", help: "the LED lights when the line is low"),
+    ]
+
     /// Writes `--led` and `--led-active-low` over these fields; the LED needs a line, and one
     /// that is not `button`'s.
     fileprivate mutating func apply(_ parsed: ParsedArguments, button: LineSpec, command: String) throws(ExitError) {
@@ -161,13 +155,20 @@ extension DeviceConfig.LED {
         if activeLow && line == nil {
             throw ExitError(.usage, "\(command): --led-active-low needs --led LINE")
         }
-        if let led = lineSpec, led == button {
-            throw ExitError(.usage, "\(command): --led: \(led.text) is the button's line; the LED needs a line of its own")
-        }
+        try LineSpec.checkLED(lineSpec, button: button, command: command)
     }
 }
 
 extension DeviceConfig.LCD {
+    /// `--i2c-bus`, `--address`, `--refresh`.
+    fileprivate static let flagSpecs = [
+        OptionSpec("i2c-bus", value: "N", help: "the LCD's I2C bus /dev/i2c-N (default \(defaultBus))"),
+        OptionSpec(
+            "address", value: "ADDR",
+            help: "the backpack's I2C address, 0xNN (default \(hexAddress(defaultAddress.rawValue))); 'resend-button check' finds it"),
+        OptionSpec("refresh", value: "SECONDS", help: "re-initialise and repaint the LCD this often, against noise (default off)"),
+    ]
+
     /// Writes `--i2c-bus`, `--address` and `--refresh` over these fields (`--geometry` goes
     /// through `DeviceConfig.behaviour`). `auto` is refused, from a flag (exit 64) or from the
     /// file at `configPath` (exit 78): see `autoAddressRefusal`. `--refresh off` keeps the
