@@ -63,6 +63,41 @@ struct ConfigIntegrationTests {
         #expect(options.config.behaviour.texts.title == "Anmeldung")  // not overridden: still the file's
     }
 
+    @Test("every run flag is written over its own field of the file's configuration, and nothing else changes")
+    func flagsLandInTheConfigFields() throws {
+        let options = try RunOptions.parse(
+            [
+                "--config", "/c.json5", "--button", "gpiochip0:4", "--button-bias", "as-is", "--led", "GPIO27", "--i2c-bus", "2",
+                "--address", "0x20", "--refresh", "60", "--log-format", "plain", "--state-file", "/run/s.json", "--duration", "45",
+                "--geometry", "16x2", "--debounce", "40", "--debounce-mode", "prompt", "--title", "Login",
+            ], readConfig: Self.read)
+        var expected = try DeviceConfig.parse(text: Self.file, source: "/c.json5")
+        expected.button.line = "gpiochip0:4"
+        expected.button.bias = .asIs
+        expected.led.line = "GPIO27"
+        expected.lcd.bus = 2
+        expected.lcd.address = .fixed(I2CAddress(0x20)!)
+        expected.lcd.refreshSeconds = 60
+        expected.log.format = .plain
+        expected.stateFile = "/run/s.json"
+        expected.cooldown.seconds = 45
+        expected.lcd.geometry = .lcd16x2
+        expected.button.debounceMs = 40
+        expected.button.debounceMode = .prompt
+        expected.texts.title = "Login"
+        #expect(options.config == expected)
+        #expect(options.stateFileFromFlag)
+        #expect(options.config.controllerConfig.hasSendCommand)
+    }
+
+    @Test("the file's button and LED lines read back as the same specs the flags give")
+    func configuredLinesAreSpecs() throws {
+        let options = try RunOptions.parse(["--config", "/l.json5"]) { _ in .text("{button: {line: \"gpiochip1:7\"}, led: {line: \"GPIO6\"}}") }
+        #expect(options.config.button.lineSpec == .chipOffset(chip: 1, offset: 7))
+        #expect(options.config.led.lineSpec == .named("GPIO6"))
+        #expect(try RunOptions.parse(["--button", "gpiochip1:7"], readConfig: { _ in .missing }).config.button == options.config.button)
+    }
+
     @Test("without --config a missing default file means the defaults; a missing --config file is exit 78")
     func missingFiles() throws {
         let defaults = try RunOptions.parse([], readConfig: { _ in .missing })

@@ -3,6 +3,7 @@ import HAL
 import HALLinux
 import ResendApp
 import ResendConfig
+import ResendCore
 import Testing
 
 /// Runs `body`; returns the ExitError it threw, or nil.
@@ -128,6 +129,33 @@ struct DeviceOptionsTests {
         let options = try RunOptions.parse(["--button-bias", name])
         #expect(options.config.button.bias == bias)
         #expect(options.config.button.bias.name == name)
+    }
+
+    @Test("every bias word is taken alike by the file and by --button-bias, and run --help lists them all")
+    func biasVocabulary() throws {
+        for entry in GPIOBias.vocabulary {
+            let file = try DeviceConfig.parse(text: "{button: {bias: \"\(entry.name)\"}}", source: "c.json5")
+            #expect(file.button.bias == entry.bias)
+            #expect(try RunOptions.parse(["--button-bias", entry.name]).config.button.bias == entry.bias)
+            #expect(RunOptions.help.contains(entry.name))
+            #expect(file.summary.contains("(\(entry.summary), active-low"))
+        }
+        #expect(RunOptions.help.contains("--button-bias BIAS      pull-up (default), pull-down, disabled (external resistor) or as-is\n"))
+    }
+
+    @Test("every log format and debounce mode is taken alike by the file and by the flag")
+    func formatAndModeVocabularies() throws {
+        for format in LogFormat.allCases {
+            #expect(try DeviceConfig.parse(text: "{log: {format: \"\(format.rawValue)\"}}", source: "c.json5").log.format == format)
+            #expect(try RunOptions.parse(["--log-format", format.rawValue]).config.log.format == format)
+        }
+        for entry in DebounceMode.vocabulary {
+            #expect(try DeviceConfig.parse(text: "{button: {debounceMode: \"\(entry.name)\"}}", source: "c.json5").button.debounceMode == entry.mode)
+            #expect(try RunOptions.parse(["--debounce-mode", entry.name]).config.button.debounceMode == entry.mode)
+        }
+        #expect(
+            exitError { () throws(ExitError) in try RunOptions.parse(["--log-format", "xml"]) }?.message
+                == "run: --log-format: 'xml' is not a format; use plain or json")
     }
 
     static let addresses: [(String, UInt8?)] = [
