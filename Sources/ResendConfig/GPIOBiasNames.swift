@@ -26,25 +26,14 @@ extension GPIOBias {
     /// The choices of the schema's `button.bias`.
     public static var choices: [(name: String, value: GPIOBias)] { vocabulary.map { ($0.name, $0.bias) } }
 
-    /// The words as `--button-bias --help` lists them: the default marked, notes in parentheses
-    /// ("pull-up (default), pull-down, disabled (external resistor) or as-is").
+    /// The words as `run --help` lists them: notes and the default in parentheses ("pull-up
+    /// (default), pull-down, disabled (external resistor) or as-is").
     public static var helpList: String {
-        listWithOr(
-            vocabulary.map { entry in
-                let notes = (entry.bias == DeviceConfig.Button().bias ? ["default"] : []) + (entry.note.isEmpty ? [] : [entry.note])
-                return notes.isEmpty ? entry.name : "\(entry.name) (\(notes.joined(separator: "; ")))"
-            })
+        vocabularyHelp(vocabulary.map { ($0.name, $0.note, $0.bias == DeviceConfig.Button().bias) })
     }
 
     private static func entry(_ bias: GPIOBias) -> (name: String, bias: GPIOBias, note: String, summary: String) {
         guard let entry = vocabulary.first(where: { $0.bias == bias }) else { preconditionFailure("GPIOBias.vocabulary lacks a case") }
         return entry
     }
-}
-
-/// "a", "a or b", "a, b or c": a list as a sentence says it.
-public func listWithOr(_ items: [String]) -> String {
-    guard let last = items.last else { return "" }
-    guard items.count > 1 else { return last }
-    return items.dropLast().joined(separator: ", ") + " or " + last
 }
