@@ -3,6 +3,8 @@ import HAL
 import HALMock
 import ResendApp
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 private func deviceConfig(_ extra: String = "") -> [String: String] {

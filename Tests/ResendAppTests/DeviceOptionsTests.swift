@@ -4,6 +4,8 @@ import HALLinux
 import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// Runs `body`; returns the ExitError it threw, or nil.

@@ -3,6 +3,8 @@ import HALMock
 import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// A keypad configuration (4x3 matrix defaults) with these extra `keypad` members and `lcd` members.
