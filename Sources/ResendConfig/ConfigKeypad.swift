@@ -347,14 +347,7 @@ extension DeviceConfig {
     private static func readLines(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader, what: String) -> [String]? {
         let counts = Keypad.lineCountRange
         let allowed = "a list of \(counts.lowerBound) to \(counts.upperBound) GPIO line names, e.g. [\"GPIO5\", \"GPIO6\", \"GPIO13\", \"GPIO19\"]"
-        guard case .array(let items) = value else {
-            reader.report(path, "expected \(allowed), got \(describe(value))")
-            return nil
-        }
-        guard counts.contains(items.count) else {
-            reader.report(path, (items.isEmpty ? "the list is empty" : "the list has \(items.count) entries") + "; allowed: \(allowed)")
-            return nil
-        }
+        guard let items = reader.items(value, at: path, counts: counts, allowed: allowed) else { return nil }
         var lines: [String] = []
         for (index, item) in items.enumerated() {
             guard let line = reader.string(item, at: path + [.index(index)], what: "a GPIO line name (one \(what))", allowEmpty: false) else {

@@ -319,14 +319,7 @@ extension DeviceConfig {
     /// A non-empty list of strings, the first one the program.
     static func readCommand(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader) -> [String]? {
         let allowed = "null or a list of strings, the program and its arguments, run without a shell, e.g. \(commandExample)"
-        guard case .array(let items) = value else {
-            reader.report(path, "expected \(allowed), got \(describe(value))")
-            return nil
-        }
-        guard !items.isEmpty else {
-            reader.report(path, "the list is empty; allowed: \(allowed)")
-            return nil
-        }
+        guard let items = reader.items(value, at: path, counts: 1...Int.max, allowed: allowed) else { return nil }
         var command: [String] = []
         for (index, item) in items.enumerated() {
             let what = index == 0 ? "the program to run (a path or a name on PATH)" : "an argument (a string)"
@@ -381,14 +374,7 @@ extension DeviceConfig {
     ) -> [Int]? {
         let allowed =
             "a list of \(counts.lowerBound) to \(counts.upperBound) \(noun) in whole seconds from \(range.lowerBound) to \(range.upperBound), e.g. \(example)"
-        guard case .array(let items) = value else {
-            reader.report(path, "expected \(allowed), got \(describe(value))")
-            return nil
-        }
-        guard counts.contains(items.count) else {
-            reader.report(path, (items.isEmpty ? "the list is empty" : "the list has \(items.count) entries") + "; allowed: \(allowed)")
-            return nil
-        }
+        guard let items = reader.items(value, at: path, counts: counts, allowed: allowed) else { return nil }
         var seconds: [Int] = []
         for (index, item) in items.enumerated() {
             if let entry = reader.integer(item, at: path + [.index(index)], range: range, unit: "whole seconds") { seconds.append(entry) }
