@@ -53,9 +53,7 @@ scenario_glass() {
     record_clear
     log=/tmp/glass.log
     if ! start_run "$log" --duration "$GLASS_SECONDS"; then
-        show_log "$log"
-        stop_run
-        fail glass "run did not come up within 10 s"
+        run_not_up "$log" "run did not come up within 10 s" glass
         return
     fi
     sleep 0.5

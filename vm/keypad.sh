@@ -233,6 +233,60 @@ start_keypad_run() {
     NOT_UP="run --config came up without the $3 keypad ($what 2 s after it was ready)"
     return 1
 }
+# prepare_keypad_run NAME BACKEND: config=/tmp/keypad-NAME.json5 for BACKEND with a fresh state
+# file /tmp/keypad-NAME.state, log=/tmp/keypad-NAME.log; the verify script written, the LCD's
+# record cleared.
+prepare_keypad_run() {
+    config=/tmp/keypad-$1.json5
+    log=/tmp/keypad-$1.log
+    rm -f "/tmp/keypad-$1.state"
+    write_verify
+    write_keypad_config "$config" "$2" "/tmp/keypad-$1.state"
+    record_clear
+}
+
+# start_evdev_run NAME ID...: prepare_keypad_run NAME evdev, the uinput keypad plugged and run up
+# with it (start_keypad_run). 0 when both are up; otherwise everything started is stopped, every
+# ID fails with the reason, and 1. Without uinput every ID is skipped, and 1.
+start_evdev_run() {
+    evdev_name=$1
+    shift
+    if [ "$HAVE_UINPUT" != 1 ]; then
+        for evdev_id; do skip "$evdev_id" "the guest has no uinput (uinput.ko or evdev.ko missing from its kernel modules)"; done
+        return 1
+    fi
+    prepare_keypad_run "$evdev_name" evdev
+    kp_start
+    if ! kp_plug; then
+        kp_stop
+        for evdev_id; do fail "$evdev_id" "uinput-keypad could not plug: $(cat "$KP_OUT")"; done
+        return 1
+    fi
+    if ! start_keypad_run "$log" "$config" evdev; then
+        stop_run
+        kp_stop
+        show_log "$log"
+        for evdev_id; do fail "$evdev_id" "$NOT_UP (exit $RUN_STATUS)"; done
+        return 1
+    fi
+}
+# glass_field NAME: the glass decoded now into /tmp/keypad-NAME.glass1; prints the code field it
+# shows last.
+glass_field() { decode "/tmp/keypad-$1.glass1"; last_field "/tmp/keypad-$1.glass1"; }
+
+# finish_evdev_run NAME KEYS: KEYS typed on the uinput keypad, the door's pulse awaited, run and
+# uinput-keypad stopped; the log, the glass (/tmp/keypad-NAME.glass) and uinput-keypad's answers
+# shown.
+finish_evdev_run() {
+    kp_do typed type "$2" 150 50
+    await_door_pulse "$log"
+    stop_run
+    kp_stop
+    show_log "$log"
+    show_glass "/tmp/keypad-$1.glass"
+    echo "uinput-keypad: $(tr '\n' ';' <"$KP_OUT")"
+}
+
 press_button() {
     pull=$(sim_line_dir "$BUTTON_OFFSET")/pull
     echo pull-down > "$pull"; sleep 0.2; echo pull-up > "$pull"
@@ -295,13 +349,8 @@ door_pulse_check() { # door_pulse_check LOG: sets DOOR_OK and DOOR_TEXT
 # --- keypad-1..5: the matrix ---------------------------------------------------------------------
 scenario_matrix() {
     begin keypad-1 "matrix: send, code on the matrix, #, accepted; door pulse; glass; (keypad-2 wrong code, keypad-3 ghost, keypad-4 rows, keypad-5 idle)"
-    config=/tmp/keypad-matrix.json5
-    log=/tmp/keypad-matrix.log
-    rm -f /tmp/keypad-matrix.state
-    write_verify
-    write_keypad_config "$config" matrix /tmp/keypad-matrix.state
+    prepare_keypad_run matrix matrix
     sed 's/^/    /' "$config"
-    record_clear
     km_record_clear
     shorts_before=$(km_shorts)
     if ! start_keypad_run "$log" "$config" matrix; then
@@ -323,8 +372,7 @@ scenario_matrix() {
     km_key press 0 0; sleep 0.15; km_key press 0 1; sleep 0.15; km_key press 1 0; sleep 0.3
     km_release_all
     sleep 0.3
-    decode /tmp/keypad-matrix.glass1
-    ghost_field=$(last_field /tmp/keypad-matrix.glass1)
+    ghost_field=$(glass_field matrix)
     echo "after 1, 2 and 4 held together: the field shows '$ghost_field'"
     matrix_type "**"
     # keypad-2: a wrong code.
@@ -447,12 +495,7 @@ scenario_pulldown_rows() {
     echo "$PI_PULLS" > "$KM/pulls"
     echo "reset pulls: $(cat "$KM/pulls")"
 
-    config=/tmp/keypad-pulls.json5
-    log=/tmp/keypad-pulls.log
-    rm -f /tmp/keypad-pulls.state
-    write_verify
-    write_keypad_config "$config" matrix /tmp/keypad-pulls.state
-    record_clear
+    prepare_keypad_run pulls matrix
     km_record_clear
     if ! start_keypad_run "$log" "$config" matrix; then
         stop_run
@@ -505,29 +548,7 @@ scenario_pulldown_rows() {
 # --- keypad-6..8: evdev through uinput -----------------------------------------------------------
 scenario_evdev() {
     begin keypad-6 "evdev: the flow through a uinput keypad, grabbed; (keypad-7 unplug and replug mid-entry, keypad-8 idle)"
-    if [ "$HAVE_UINPUT" != 1 ]; then
-        for n in 6 7 8; do skip "keypad-$n" "the guest has no uinput (uinput.ko or evdev.ko missing from its kernel modules)"; done
-        return
-    fi
-    config=/tmp/keypad-evdev.json5
-    log=/tmp/keypad-evdev.log
-    rm -f /tmp/keypad-evdev.state
-    write_verify
-    write_keypad_config "$config" evdev /tmp/keypad-evdev.state
-    record_clear
-    kp_start
-    if ! kp_plug; then
-        kp_stop
-        for n in 6 7 8; do fail "keypad-$n" "uinput-keypad could not plug: $(cat "$KP_OUT")"; done
-        return
-    fi
-    if ! start_keypad_run "$log" "$config" evdev; then
-        stop_run
-        kp_stop
-        show_log "$log"
-        for n in 6 7 8; do fail "keypad-$n" "$NOT_UP (exit $RUN_STATUS)"; done
-        return
-    fi
+    start_evdev_run evdev keypad-6 keypad-7 keypad-8 || return
     sleep 1
     idle=$(idle_switches "$RUN_PID" 3)
     echo "idle 3 s: $idle context switches"
@@ -552,15 +573,8 @@ scenario_evdev() {
     wait_until 5 run_holds_keypad evdev
     reopened=$?
     sleep 0.3
-    decode /tmp/keypad-evdev.glass1
-    field_after_replug=$(last_field /tmp/keypad-evdev.glass1)
-    kp_do typed type "468#" 150 50
-    await_door_pulse "$log"
-    stop_run
-    kp_stop
-    show_log "$log"
-    show_glass /tmp/keypad-evdev.glass
-    echo "uinput-keypad: $(tr '\n' ';' <"$KP_OUT")"
+    field_after_replug=$(glass_field evdev)
+    finish_evdev_run evdev "468#"
     echo "a reader without the grab got: $grabbed; run reopened the device after the replug: $([ "$reopened" = 0 ] && echo yes || echo no) (replugged at $replugged_at); field then: '$field_after_replug'"
     door_pulse_check "$log"
     echo "$DOOR_TEXT"
@@ -608,29 +622,7 @@ scenario_evdev() {
 # door pulses. Without the repair the held `*` clears the field and the 4 is lost: no code.
 scenario_evdev_drop() {
     begin keypad-9 "evdev: run stalled while the keypad overflows its buffer (SYN_DROPPED): a lost release and a lost press made up"
-    if [ "$HAVE_UINPUT" != 1 ]; then
-        skip keypad-9 "the guest has no uinput (uinput.ko or evdev.ko missing from its kernel modules)"
-        return
-    fi
-    config=/tmp/keypad-drop.json5
-    log=/tmp/keypad-drop.log
-    rm -f /tmp/keypad-drop.state
-    write_verify
-    write_keypad_config "$config" evdev /tmp/keypad-drop.state
-    record_clear
-    kp_start
-    if ! kp_plug; then
-        kp_stop
-        fail keypad-9 "uinput-keypad could not plug: $(cat "$KP_OUT")"
-        return
-    fi
-    if ! start_keypad_run "$log" "$config" evdev; then
-        stop_run
-        kp_stop
-        show_log "$log"
-        fail keypad-9 "$NOT_UP (exit $RUN_STATUS)"
-        return
-    fi
+    start_evdev_run drop keypad-9 || return
     press_button
     wait_until 5 entry_open "$log"
     kp_do typed type 24 150 50
@@ -653,15 +645,8 @@ scenario_evdev_drop() {
     kill -CONT "$RUN_PID"
     continued_at=$(now)
     sleep 0.6
-    decode /tmp/keypad-drop.glass1
-    field_after_stall=$(last_field /tmp/keypad-drop.glass1)
-    kp_do typed type "8#" 150 50
-    await_door_pulse "$log"
-    stop_run
-    kp_stop
-    show_log "$log"
-    show_glass /tmp/keypad-drop.glass
-    echo "uinput-keypad: $(tr '\n' ';' <"$KP_OUT")"
+    field_after_stall=$(glass_field drop)
+    finish_evdev_run drop "8#"
     flooded=$(kp_answers flooded)
     echo "run stopped for $(difference "$stopped_at" "$continued_at") s; flood answered: $((flooded - flooded_before)); field after SIGCONT: '$field_after_stall'"
     door_pulse_check "$log"

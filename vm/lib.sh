@@ -89,6 +89,26 @@ stop_run() {
     wait "$RUN_PID"
     RUN_STATUS=$?
 }
+# run_check OUT ARGS...: `$BIN check ARGS` with its output in OUT; the command line with its exit
+# status, then the output, shown; the exit status in CHECK_STATUS.
+run_check() {
+    check_out=$1
+    shift
+    "$BIN" check "$@" >"$check_out" 2>&1
+    CHECK_STATUS=$?
+    echo "\$ resend-button check $* -> $CHECK_STATUS"
+    cat "$check_out"
+}
+# run_not_up LOG REASON ID...: for a run that did not come up: it stopped (stop_run), its LOG
+# shown, and every ID failed with REASON.
+run_not_up() {
+    not_up_log=$1
+    not_up_reason=$2
+    shift 2
+    stop_run
+    show_log "$not_up_log"
+    for not_up_id; do fail "$not_up_id" "$not_up_reason"; done
+}
 
 # --- the program's event log ---------------------------------------------------------------------
 # One line per event: `<CLOCK_MONOTONIC seconds> <event words> [key=value ...]`, e.g.

@@ -69,15 +69,11 @@ scenario_1() {
     gpioinfo "$(sim_chip)"
     /usr/sbin/i2cdetect -y -r "$BUS"
     out=/tmp/check-auto.out
-    "$BIN" check --button button --led led --i2c-bus "$BUS" --address auto >"$out" 2>&1
-    status=$?
-    echo "\$ resend-button check --button button --led led --i2c-bus $BUS --address auto -> $status"
-    cat "$out"
+    run_check "$out" --button button --led led --i2c-bus "$BUS" --address auto
+    status=$CHECK_STATUS
     out_pattern=/tmp/check-pattern.out
-    "$BIN" check --button button --led led --i2c-bus "$BUS" --address "$LCD_ADDRESS" --test-pattern >"$out_pattern" 2>&1
-    status_pattern=$?
-    echo "\$ resend-button check ... --address $LCD_ADDRESS --test-pattern -> $status_pattern"
-    cat "$out_pattern"
+    run_check "$out_pattern" --button button --led led --i2c-bus "$BUS" --address "$LCD_ADDRESS" --test-pattern
+    status_pattern=$CHECK_STATUS
     if [ "$status" != 0 ]; then
         fail 1 "check --address auto exited with $status, not 0"
     elif grep -q PROBLEM "$out"; then
@@ -99,9 +95,7 @@ scenario_2() {
     log=/tmp/run2.log
     if ! start_run "$log" --duration 3; then
         gpioinfo "$(sim_chip)"
-        show_log "$log"
-        stop_run
-        fail 2 "run did not come up (both lines held, LED 1) within 10 s"
+        run_not_up "$log" "run did not come up (both lines held, LED 1) within 10 s" 2
         return
     fi
     bouncy_press
@@ -153,9 +147,7 @@ scenario_3() {
     # the device stops acknowledging (EREMOTEIO, as on the Pi) through the module's `present`.
     log=/tmp/run3.log
     if ! start_run "$log" --duration 5; then
-        show_log "$log"
-        stop_run
-        fail 3 "run did not come up within 10 s"
+        run_not_up "$log" "run did not come up within 10 s" 3
         return
     fi
     clean_press
@@ -262,9 +254,7 @@ scenario_5() {
     begin 5 "SIGTERM: exit 0 and both lines released"
     log=/tmp/run5.log
     if ! start_run "$log" --duration 3; then
-        show_log "$log"
-        stop_run
-        fail 5 "run did not come up within 10 s"
+        run_not_up "$log" "run did not come up within 10 s" 5
         return
     fi
     gpioinfo "$(sim_chip)"
@@ -293,9 +283,7 @@ scenario_6() {
     log1=/tmp/run6a.log
     log2=/tmp/run6b.log
     if ! start_run "$log1" --duration 10 --state-file "$state"; then
-        show_log "$log1"
-        stop_run
-        fail 6 "run did not come up within 10 s"
+        run_not_up "$log1" "run did not come up within 10 s" 6
         return
     fi
     clean_press
@@ -389,9 +377,7 @@ scenario_7() {
     sed 's/^/    /' "$config"
     log=/tmp/run7a.log
     if ! start_configured "$log" "$config"; then
-        show_log "$log"
-        stop_run
-        fail 7 "run --config did not come up (both lines held, LED 1) within 10 s"
+        run_not_up "$log" "run --config did not come up (both lines held, LED 1) within 10 s" 7
         return
     fi
     clean_press
@@ -416,9 +402,7 @@ scenario_7() {
     write_config "$config" '["/bin/sh", "-c", "sleep 0.5; echo broken >&2; exit 3"]' /tmp/state7b.json
     log_failed=/tmp/run7b.log
     if ! start_configured "$log_failed" "$config"; then
-        show_log "$log_failed"
-        stop_run
-        fail 7 "the second run --config did not come up within 10 s"
+        run_not_up "$log_failed" "the second run --config did not come up within 10 s" 7
         return
     fi
     clean_press
@@ -619,9 +603,7 @@ scenario_11() {
     [ "$ADAPTER" = plain ] && record_clear
     if ! start_run "$log" --duration 3; then
         lcd_return
-        show_log "$log"
-        stop_run
-        fail 11 "run did not come up (both lines held, LED 1) within 10 s without its LCD"
+        run_not_up "$log" "run did not come up (both lines held, LED 1) within 10 s without its LCD" 11
         return
     fi
     clean_press

@@ -305,12 +305,6 @@ extension FileType {
     /// The type of what `path` leads to, following symbolic links (stat(2)); nil when nothing is
     /// there (ENOENT, a dangling link). Other failures throw.
     public static func target(of path: String) throws(HALError) -> FileType? {
-        var info = stat()
-        do throws(HALError) {
-            _ = try Syscall.run("stat \(path)") { stat(path, &info) }
-        } catch  where error.errno == ENOENT {
-            return nil
-        }
-        return FileType(mode: info.st_mode)
+        try statType("stat \(path)") { stat(path, $0) }
     }
 }

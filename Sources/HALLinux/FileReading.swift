@@ -45,9 +45,15 @@ public enum FileType: Hashable, Sendable {
     /// (ENOENT). Any other failure (permission on a directory on the way, ENOTDIR, ELOOP in a
     /// directory part) throws.
     public static func of(_ path: String) throws(HALError) -> FileType? {
+        try statType("lstat \(path)") { lstat(path, $0) }
+    }
+
+    /// The type from `call` (stat or lstat into the buffer it is given), named `operation` in
+    /// errors; nil when it fails with ENOENT. Any other failure throws.
+    static func statType(_ operation: @autoclosure () -> String, _ call: (UnsafeMutablePointer<stat>) -> Int32) throws(HALError) -> FileType? {
         var info = stat()
         do throws(HALError) {
-            _ = try Syscall.run("lstat \(path)") { lstat(path, &info) }
+            _ = try Syscall.run(operation()) { call(&info) }
         } catch  where error.errno == ENOENT {
             return nil
         }

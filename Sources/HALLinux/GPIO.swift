@@ -235,22 +235,29 @@ public final class GPIOButton {
         let droppedBefore = droppedEvents
         lastReadMayHaveLostEdges = false
         while true {
-            let count = try buffer.withUnsafeMutableBufferPointer { chunk in
-                Result { () throws(HALError) -> Int32 in
-                    try Syscall.run("read edges of \(line.description)") {
-                        rb_gpio_request_read_edges(request, chunk.baseAddress, UInt32(chunk.count))
-                    }
-                }
-            }.get()
+            let count = try GPIOButton.readEdgeEvents(of: request, into: &buffer, operation: "read edges of \(line.description)")
             for event in buffer.prefix(Int(count)) {
                 droppedEvents += GPIOButton.droppedEvents(after: lastSequence, next: event.line_seqno)
                 if event.line_seqno != 0 { lastSequence = event.line_seqno }
-                edges.append(ButtonEdge(pressed: event.rising, time: Instant(nanoseconds: Int64(clamping: event.timestamp_ns))))
+                edges.append(ButtonEdge(pressed: event.rising, time: event.time))
             }
             if Int(count) == buffer.count { lastReadMayHaveLostEdges = true }
             if droppedEvents != droppedBefore { lastReadMayHaveLostEdges = true }
             if Int(count) < buffer.count { return edges }
         }
+    }
+
+    /// Reads the edge events queued on `request` into `buffer`, at most `buffer.count` of them,
+    /// without blocking (the request's descriptor is non-blocking); returns how many were read.
+    /// Failures throw, named `operation`.
+    static func readEdgeEvents(
+        of request: OpaquePointer?, into buffer: inout [rb_gpio_edge], operation: @autoclosure () -> String
+    ) throws(HALError) -> Int32 {
+        try buffer.withUnsafeMutableBufferPointer { chunk in
+            Result { () throws(HALError) -> Int32 in
+                try Syscall.run(operation()) { rb_gpio_request_read_edges(request, chunk.baseAddress, UInt32(chunk.count)) }
+            }
+        }.get()
     }
 
     /// How many edges the kernel dropped between per-line sequence numbers `previous` and `next`
@@ -336,4 +343,9 @@ func string<T>(fromTuple tuple: T) -> String {
         let bytes = raw.prefix { $0 != 0 }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+extension rb_gpio_edge {
+    /// The kernel's timestamp of the edge, on CLOCK_MONOTONIC.
+    var time: Instant { Instant(nanoseconds: Int64(clamping: timestamp_ns)) }
 }

@@ -2,7 +2,7 @@ import CGPIOD
 import CLinuxOS
 import HAL
 
-/// The lines of a key matrix on GPIO (issue 14), for a scanner (ResendCore's `MatrixScanner`)
+/// The lines of a key matrix on GPIO, for a scanner (ResendCore's `MatrixScanner`)
 /// that drives them through `rowLines` and `columnLines`. No kernel driver is needed.
 ///
 /// - Rows are open-drain outputs, active-low (`rb_gpio_request_open_drain_output`: the uAPI's
@@ -109,16 +109,10 @@ public final class GPIOMatrixLines {
         var newest: Instant?
         for (index, request) in columnRequests.enumerated() {
             while true {
-                let count = try buffer.withUnsafeMutableBufferPointer { chunk in
-                    Result { () throws(HALError) -> Int32 in
-                        try Syscall.run("read edges of keypad column \(index + 1) \(columns[index].description)") {
-                            rb_gpio_request_read_edges(request, chunk.baseAddress, UInt32(chunk.count))
-                        }
-                    }
-                }.get()
+                let count = try GPIOButton.readEdgeEvents(
+                    of: request, into: &buffer, operation: "read edges of keypad column \(index + 1) \(columns[index].description)")
                 for event in buffer.prefix(Int(count)) {
-                    let time = Instant(nanoseconds: Int64(clamping: event.timestamp_ns))
-                    newest = max(newest ?? time, time)
+                    newest = max(newest ?? event.time, event.time)
                 }
                 total += Int(count)
                 if Int(count) < buffer.count { break }

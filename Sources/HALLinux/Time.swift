@@ -7,12 +7,18 @@ public struct SystemClock: MonotonicClock, Sendable {
     public init() {}
 
     public func now() -> Instant {
-        var spec = timespec()
-        let result = clock_gettime(CLOCK_MONOTONIC, &spec)
-        // CLOCK_MONOTONIC always exists on Linux and `spec` is valid: a failure is our bug.
-        precondition(result == 0, "clock_gettime(CLOCK_MONOTONIC) failed")
-        return Instant(nanoseconds: Int64(spec.tv_sec) * nanosecondsPerSecond + Int64(spec.tv_nsec))
+        Instant(nanoseconds: clockNanoseconds(CLOCK_MONOTONIC, "clock_gettime(CLOCK_MONOTONIC) failed"))
     }
+}
+
+/// `clock`'s reading in nanoseconds (clock_gettime(2)). The clocks asked for (CLOCK_MONOTONIC,
+/// CLOCK_REALTIME) always exist on Linux and the buffer is valid: a failure is our bug, a crash
+/// with `failure`.
+func clockNanoseconds(_ clock: clockid_t, _ failure: String) -> Int64 {
+    var spec = timespec()
+    let result = clock_gettime(clock, &spec)
+    precondition(result == 0, failure)
+    return Int64(spec.tv_sec) * nanosecondsPerSecond + Int64(spec.tv_nsec)
 }
 
 /// Blocks the calling thread with clock_nanosleep on CLOCK_MONOTONIC.

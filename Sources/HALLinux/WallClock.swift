@@ -7,11 +7,7 @@ public struct SystemWallClock: WallClock, Sendable {
     public init() {}
 
     public func now() -> WallTime {
-        var spec = timespec()
-        let result = clock_gettime(CLOCK_REALTIME, &spec)
-        // CLOCK_REALTIME always exists and `spec` is valid: a failure is our bug.
-        precondition(result == 0, "clock_gettime(CLOCK_REALTIME) failed")
-        return WallTime(nanosecondsSinceEpoch: Int64(spec.tv_sec) * nanosecondsPerSecond + Int64(spec.tv_nsec))
+        WallTime(nanosecondsSinceEpoch: clockNanoseconds(CLOCK_REALTIME, "clock_gettime(CLOCK_REALTIME) failed"))
     }
 }
 

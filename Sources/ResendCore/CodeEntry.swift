@@ -215,7 +215,7 @@ public struct EntryView: Hashable, Sendable {
     }
 }
 
-/// The code-entry flow (issue 14) as a value, beside `ResendController` and built the same way:
+/// The code-entry flow as a value, beside `ResendController` and built the same way:
 /// inputs and `now` go in, actions come out, plus `nextDeadline`; it never reads a clock. What it
 /// shows is `view` (nil when it shows nothing and the resend controller has the whole screen).
 ///

@@ -91,38 +91,16 @@ public struct Debouncer {
     /// the change at once. Also returns a pending change whose deadline is at or before the edge
     /// when `advance(to:)` was not called for it yet.
     public mutating func feed(_ edge: ButtonEdge) -> DebouncedChange? {
-        var time = edge.time
-        if let horizon, time < horizon { time = horizon }
-
+        let time = notBeforeHorizon(edge.time)
         switch mode {
         case .stable:
             if let due = stableDeadline, due <= time {
                 unreported.append(commit(at: due))
             }
-            undecidedEdges += 1
-            rawPressed = edge.pressed
-            if rawPressed != isPressed {
-                // Any edge, repeated level included, shows the line was not stable: restart.
-                stableDeadline = time + window
-            } else {
-                stableDeadline = nil
-                settleAsBounces()
-            }
         case .prompt:
             endLockout(upTo: time)
-            undecidedEdges += 1
-            rawPressed = edge.pressed
-            if let until = lockoutUntil, time < until {
-                // Ignored for now; looked at again when the lock-out ends.
-                if rawPressed == isPressed { settleAsBounces() }
-            } else if rawPressed != isPressed {
-                unreported.append(commit(at: time))
-                lockoutUntil = time + window
-            } else {
-                settleAsBounces()
-            }
         }
-        horizon = max(horizon ?? time, time)
+        takeRawLevel(edge.pressed, at: time)
         return unreported.isEmpty ? nil : unreported.removeFirst()
     }
 
@@ -133,14 +111,29 @@ public struct Debouncer {
     /// once (prompt mode), like `feed`.
     public mutating func reconcile(_ level: ButtonLevel) -> DebouncedChange? {
         guard level.pressed != rawPressed else { return nil }
-        var time = level.time
-        if let horizon, time < horizon { time = horizon }
         reconciledLevels += 1
+        takeRawLevel(level.pressed, at: notBeforeHorizon(level.time))
+        return unreported.isEmpty ? nil : unreported.removeFirst()
+    }
+
+    /// `time`, or the latest time already seen when it is earlier: time never runs backwards.
+    private func notBeforeHorizon(_ time: Instant) -> Instant {
+        if let horizon, time < horizon { return horizon }
+        return time
+    }
+
+    /// The line went to raw level `pressed` at `time` (not before the horizon), after any change
+    /// due before `time` was made. Stable mode: a level other than the debounced one (re)starts the
+    /// window; the debounced level settles the undecided edges as bounces. Prompt mode: inside a
+    /// lock-out the level waits for its end; outside one, another level is a change at `time` and
+    /// starts a lock-out, the debounced level settles the edges as bounces and ends the lock-out.
+    private mutating func takeRawLevel(_ pressed: Bool, at time: Instant) {
         undecidedEdges += 1
-        rawPressed = level.pressed
+        rawPressed = pressed
         switch mode {
         case .stable:
             if rawPressed != isPressed {
+                // Any edge, repeated level included, shows the line was not stable: restart.
                 stableDeadline = time + window
             } else {
                 stableDeadline = nil
@@ -148,6 +141,7 @@ public struct Debouncer {
             }
         case .prompt:
             if let until = lockoutUntil, time < until {
+                // Ignored for now; looked at again when the lock-out ends.
                 if rawPressed == isPressed { settleAsBounces() }
             } else if rawPressed != isPressed {
                 unreported.append(commit(at: time))
@@ -158,7 +152,6 @@ public struct Debouncer {
             }
         }
         horizon = max(horizon ?? time, time)
-        return unreported.isEmpty ? nil : unreported.removeFirst()
     }
 
     /// Reports a change that is due at `now` (the loop calls this when the clock reaches

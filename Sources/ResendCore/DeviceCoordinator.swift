@@ -46,7 +46,7 @@ public enum DeviceAction: Hashable, Sendable {
 ///   success screen takes both lines;
 /// - 4 rows: lines 1-2 the controller's, line 3 the entry's status, line 4 its field.
 ///
-/// It changes nothing in the controller: every input reaches it as before.
+/// The controller's behaviour does not depend on a code entry: every input reaches it unchanged.
 public struct DeviceCoordinator {
     public private(set) var controller: ResendController
     /// The code-entry flow; nil on a device without a keypad.
@@ -118,11 +118,9 @@ public struct DeviceCoordinator {
         case .send:
             return finish(take(controller.press(now: time)))
         case .open:
-            guard entry != nil else { return [] }
-            return finish(entry!.openRemotely(now: time).map { .entry($0) })
+            return entryInput { entry, now in entry.openRemotely(now: now) }
         case .resetLockout:
-            guard entry != nil else { return [] }
-            return finish(entry!.resetLockout(now: time).map { .entry($0) })
+            return entryInput { entry, now in entry.resetLockout(now: now) }
         }
     }
 
@@ -144,8 +142,7 @@ public struct DeviceCoordinator {
     /// The verify command ended (ignored without a code entry).
     public mutating func verifyFinished(_ outcome: VerifyOutcome, now: Instant) -> [DeviceAction] {
         time = max(time, now)
-        guard entry != nil else { return [] }
-        return finish(entry!.verifyFinished(outcome, now: time).map { .entry($0) })
+        return entryInput { entry, now in entry.verifyFinished(outcome, now: now) }
     }
 
     /// The keys' changes due at `now` (the first part of `advance(to:)`, for a loop that serves
@@ -162,8 +159,7 @@ public struct DeviceCoordinator {
     /// entry while writes fail (`CodeEntry.stateWritten`). Nothing without a code entry.
     public mutating func stateWritten(_ written: Bool, now: Instant) -> [DeviceAction] {
         time = max(time, now)
-        guard entry != nil else { return [] }
-        return finish(entry!.stateWritten(written, now: time).map { .entry($0) })
+        return entryInput { entry, now in entry.stateWritten(written, now: now) }
     }
 
     /// The clock reached `nextDeadline` (or later).
@@ -228,6 +224,14 @@ public struct DeviceCoordinator {
     /// Appends the merged frame when its text changed. A frame that answers a key carries the
     /// field's cursor as its focus, so a display writes the key's echo before the rest (the
     /// message line it replaces, the countdown): the echo lands within debounce + 2 ms.
+    /// One input for the code entry alone, at `time` (already moved on): `input` hands it to the
+    /// entry; its actions, finished like every batch. Nothing without a code entry.
+    private mutating func entryInput(_ input: (inout CodeEntry, Instant) -> [EntryAction]) -> [DeviceAction] {
+        guard entry != nil else { return [] }
+        let now = time
+        return finish(input(&entry!, now).map { .entry($0) })
+    }
+
     private mutating func finish(_ actions: [DeviceAction]) -> [DeviceAction] {
         let answersKey = keyed
         keyed = false

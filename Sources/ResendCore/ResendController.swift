@@ -147,7 +147,7 @@ public enum ControllerAction: Hashable, Sendable {
 /// A send command that exits 75 (EX_TEMPFAIL, `SendResult.temporaryFailure`: rate-limited, no
 /// network) sent nothing, so the send does not count: the countdown is cancelled as on a failure,
 /// and the press is undone for the policy (the run of sends, its escalating cooldown and the cap's
-/// window are as before the press; the label is `sendLabel` again if it was the first press). The
+/// window are those the press found; the label is `sendLabel` again if it was the first press). The
 /// status line shows `tryLaterTitle`, the LED is on and a press is accepted. Such an outcome
 /// arriving after the countdown ended only sets the status line.
 ///

@@ -6,7 +6,7 @@ import ResendCore
 import ResendDevice
 import ResendSimulator
 
-// Figure 7: the keypad (issue 14) on virtual time, through the device's one loop (`EventLoop`) with the code entry,
+// Figure 7: the keypad on virtual time, through the device's one loop (`EventLoop`) with the code entry,
 // coordinator, driver and backpack, onto the HD44780 emulator behind a recording bus with the
 // 100 kHz timing model (each write blocks the virtual clock for its bytes), like figure 1:
 // - idle wake-ups: how often the loop's wait returns with nothing to do, with a keypad, while

@@ -1,7 +1,7 @@
 import HAL
 
-/// The one table scripts/bench prints: each figure next to its target and the gpiozero + RPLCD
-/// figure from issue 7 (measured there on mocks; "—" where the issue gives none).
+/// The one table scripts/bench prints: each figure next to its target and the figure of the
+/// gpiozero + RPLCD implementation it is compared with (measured on mocks; "—" where there is none).
 struct Table {
     struct Row {
         var figure: String
@@ -14,7 +14,7 @@ struct Table {
 
     private(set) var rows: [Row] = []
 
-    /// The comparison figures of issue 7.
+    /// The gpiozero + RPLCD implementation's figures, measured on mocks.
     enum Theirs {
         static let tick = "136 one-byte tx (272 B)"
         static let countdownError = "+837 ms after 60 s (instant bus), +3.16 s (100 kHz model)"

@@ -68,6 +68,17 @@ func isPollReadable(_ fd: Int32) -> Bool {
     return poll(&entry, 1, 0) > 0
 }
 
+/// A keypad opened on a plugged fake device that was then unplugged, the unplug already serviced
+/// (the keypad is offline and watches for the device's return).
+private func keypadAfterUnplug() throws -> (fake: FakeInputDevice, keypad: HotplugEvdevKeypad) {
+    let fake = FakeInputDevice()
+    fake.plugIn()
+    let keypad = try HotplugEvdevKeypad(path: fake.path, opener: fake.opener)
+    fake.unplug()
+    _ = try keypad.service()
+    return (fake, keypad)
+}
+
 @Suite("evdev keypad across unplug and replug", .timeLimit(.minutes(1)))
 struct EvdevHotplugTests {
     @Test(.enabled(if: MemoryLayout<Int>.size == 8, "the byte layout is the 64-bit one"))
@@ -120,11 +131,7 @@ struct EvdevHotplugTests {
 
     @Test(.enabled(if: MemoryLayout<Int>.size == 8, "the byte layout is the 64-bit one"))
     func aReplugTakesTheDeviceBackAndItsKeysArriveAgain() throws {
-        let fake = FakeInputDevice()
-        fake.plugIn()
-        let keypad = try HotplugEvdevKeypad(path: fake.path, opener: fake.opener)
-        fake.unplug()
-        _ = try keypad.service()
+        let (fake, keypad) = try keypadAfterUnplug()
         #expect(!keypad.isOnline)
         fake.plugIn()
         #expect(isPollReadable(keypad.fileDescriptor), "the link's return wakes the loop")
@@ -181,11 +188,7 @@ struct EvdevHotplugTests {
     }
 
     @Test func aDifferentFailureOnReplugIsSaidOnceAndTheNextAttemptMayStillSucceed() throws {
-        let fake = FakeInputDevice()
-        fake.plugIn()
-        let keypad = try HotplugEvdevKeypad(path: fake.path, opener: fake.opener)
-        fake.unplug()
-        _ = try keypad.service()
+        let (fake, keypad) = try keypadAfterUnplug()
         let denied = HALError(.permission, operation: "open " + fake.path, errno: EACCES)
         fake.openError = denied
         fake.plugIn()
@@ -273,11 +276,7 @@ struct EvdevHotplugTests {
     }
 
     @Test func keysThatCannotBeReadAtAReplugAreSaidAndTheDeviceIsUsed() throws {
-        let fake = FakeInputDevice()
-        fake.plugIn()
-        let keypad = try HotplugEvdevKeypad(path: fake.path, opener: fake.opener)
-        fake.unplug()
-        _ = try keypad.service()
+        let (fake, keypad) = try keypadAfterUnplug()
         let failure = HALError(.io, operation: "EVIOCGKEY " + fake.path, errno: EIO)
         fake.keysDownError = failure
         fake.plugIn()

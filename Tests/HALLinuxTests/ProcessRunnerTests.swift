@@ -3,15 +3,27 @@ import HAL
 import HALLinux
 import Testing
 
+/// `runner` registered with a fresh `LinuxEventSource`, as the event loop registers it: waiting on
+/// the source collects the runner's outcomes.
+private func polledSource(for runner: ProcessRunner) throws -> LinuxEventSource {
+    var source = try LinuxEventSource(button: nil)
+    _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
+    return source
+}
+
+/// A send request for attempt `attempt` of a 60 s cooldown, pressed at the epoch.
+private func send(_ sequence: Int, attempt: Int = 1) -> SendRequest {
+    SendRequest(sequence: sequence, attempt: attempt, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0))
+}
+
 /// Runs one send through a real `ProcessRunner` registered with a real `LinuxEventSource`, as the
 /// event loop does: wait until the runner's next service time, service it, until the outcome comes.
 private func runOnce(
     _ arguments: [String], timeout: TimeSpan = .seconds(10), killGrace: TimeSpan = .seconds(2),
-    request: SendRequest = SendRequest(sequence: 7, attempt: 1, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0))
+    request: SendRequest = send(7)
 ) throws -> (outcome: CommandOutcome, immediate: Bool) {
     let runner = try ProcessRunner(.init(arguments: arguments, timeout: timeout, killGrace: killGrace))
-    var source = try LinuxEventSource(button: nil)
-    _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
+    var source = try polledSource(for: runner)
     let clock = SystemClock()
     if let outcome = runner.start(request, now: clock.now()) { return (outcome, true) }
     #expect(runner.runningCount == 1)
@@ -132,12 +144,9 @@ struct ProcessRunnerTests {
             "sh -c 'trap \"\" TERM; echo $$ > \(ready).tmp; mv \(ready).tmp \(ready); exec sleep 1000' & "
             + "while [ ! -e \(ready) ]; do sleep 0.01; done; cat \(ready)"
         let runner = try ProcessRunner(.init(arguments: ["sh", "-c", script], timeout: .seconds(10), killGrace: .milliseconds(300)))
-        var source = try LinuxEventSource(button: nil)
-        _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
+        var source = try polledSource(for: runner)
         let clock = SystemClock()
-        #expect(
-            runner.start(SendRequest(sequence: 1, attempt: 1, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0)), now: clock.now())
-                == nil)
+        #expect(runner.start(send(1), now: clock.now()) == nil)
         var outcome: CommandOutcome?
         while outcome == nil {
             for case .commandFinished(.send, let finished) in try source.wait(until: clock.now() + .seconds(5)) { outcome = finished }
@@ -160,12 +169,9 @@ struct ProcessRunnerTests {
             "echo $$ > \(directory.path)/leader.tmp; mv \(directory.path)/leader.tmp \(directory.path)/leader; "
             + "sh -c 'trap \"\" TERM; echo $$ > \(directory.path)/child.tmp; mv \(directory.path)/child.tmp \(directory.path)/child; exec sleep 1000' & sleep 1000"
         let runner = try ProcessRunner(.init(arguments: ["sh", "-c", script], timeout: .seconds(60), killGrace: .milliseconds(300)))
-        var source = try LinuxEventSource(button: nil)
-        _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
+        let source = try polledSource(for: runner)
         let clock = SystemClock()
-        #expect(
-            runner.start(SendRequest(sequence: 1, attempt: 1, cooldownSeconds: 60, pressTime: WallTime(nanosecondsSinceEpoch: 0)), now: clock.now())
-                == nil)
+        #expect(runner.start(send(1), now: clock.now()) == nil)
         let leader = try #require(pidWritten(in: directory.path + "/leader", within: 2))
         let grandchild = try #require(pidWritten(in: directory.path + "/child", within: 2))
         let started = clock.now()
@@ -175,6 +181,7 @@ struct ProcessRunnerTests {
         #expect(took >= .milliseconds(300) && took < .seconds(2), "waited the grace period for the one ignoring SIGTERM")
         #expect(processGone(grandchild, within: 2))
         #expect(processGone(leader, within: 2))
+        withExtendedLifetime(source) {}
     }
 
     @Test("huge output is drained, the first 4096 bytes kept and the rest counted, without blocking the command")
@@ -190,12 +197,10 @@ struct ProcessRunnerTests {
     @Test("two sends may run at once; each outcome carries its own sequence")
     func concurrent() throws {
         let runner = try ProcessRunner(.init(arguments: ["sh", "-c", "sleep 0.$RESEND_ATTEMPT; echo $RESEND_ATTEMPT"], timeout: .seconds(5)))
-        var source = try LinuxEventSource(button: nil)
-        _ = source.register(fileDescriptor: runner.pollDescriptor) { () throws(HALError) -> [LoopInput] in try runner.collect() }
+        var source = try polledSource(for: runner)
         let clock = SystemClock()
-        let wall = WallTime(nanosecondsSinceEpoch: 0)
-        #expect(runner.start(SendRequest(sequence: 1, attempt: 3, cooldownSeconds: 60, pressTime: wall), now: clock.now()) == nil)
-        #expect(runner.start(SendRequest(sequence: 2, attempt: 1, cooldownSeconds: 60, pressTime: wall), now: clock.now()) == nil)
+        #expect(runner.start(send(1, attempt: 3), now: clock.now()) == nil)
+        #expect(runner.start(send(2), now: clock.now()) == nil)
         var finished: [(Int, String)] = []
         let giveUp = clock.now() + .seconds(10)
         while finished.count < 2, clock.now() < giveUp {

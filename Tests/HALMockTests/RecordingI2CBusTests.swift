@@ -17,6 +17,21 @@ final class ByteLog: I2CDevice {
 let lcdAddress = I2CAddress(0x27)!
 let otherAddress = I2CAddress(0x3F)!
 
+/// A 16x2 emulator at `lcdAddress` on a recording bus (blocking or not) whose clock starts at 50 ms;
+/// the emulator initialised directly, then, 1 ms after the init, a clear display written through
+/// the bus.
+private func clearDisplayThroughBus(blocking: Bool) throws -> (clock: ManualClock, bus: RecordingI2CBus, lcd: HD44780Emulator) {
+    let clock = ManualClock(.origin + .milliseconds(50))
+    let bus = blocking ? RecordingI2CBus(clock: clock, blocking: true) : RecordingI2CBus(clock: clock)
+    let lcd = HD44780Emulator(columns: 16, rows: 2)
+    bus.attach(lcd, at: lcdAddress)
+    var feeder = Feeder(lcd)
+    feeder.initialize()
+    clock.set(to: feeder.time + .milliseconds(1))
+    try bus.write(fourBit(Code.clearDisplay), to: lcdAddress)
+    return (clock, bus, lcd)
+}
+
 @Suite("Recording I2C bus")
 struct RecordingI2CBusTests {
     @Test("the trace reads \"i2c 0x27 <- 3C 38\" per transaction")
@@ -256,14 +271,7 @@ struct RecordingI2CBusTests {
         "waiting exactly 1.52 ms after a clear display write is enough on a blocking bus but not on a non-blocking one",
         arguments: [(true, false), (false, true)])
     func clearWaitAndBlocking(blocking: Bool, busyReported: Bool) throws {
-        let clock = ManualClock(.origin + .milliseconds(50))
-        let bus = blocking ? RecordingI2CBus(clock: clock, blocking: true) : RecordingI2CBus(clock: clock)
-        let lcd = HD44780Emulator(columns: 16, rows: 2)
-        bus.attach(lcd, at: lcdAddress)
-        var feeder = Feeder(lcd)
-        feeder.initialize()
-        clock.set(to: feeder.time + .milliseconds(1))
-        try bus.write(fourBit(Code.clearDisplay), to: lcdAddress)
+        let (clock, bus, lcd) = try clearDisplayThroughBus(blocking: blocking)
         clock.advance(by: .microseconds(1_520))
         try bus.write(text("x"), to: lcdAddress)
         #expect(lcd.violations.contains { $0.kind == .busy } == busyReported, "\(lcd.violations)")
@@ -271,14 +279,7 @@ struct RecordingI2CBusTests {
 
     @Test("a clear display followed at once by the next transaction is caught as busy")
     func busyThroughBus() throws {
-        let clock = ManualClock(.origin + .milliseconds(50))
-        let bus = RecordingI2CBus(clock: clock)
-        let lcd = HD44780Emulator(columns: 16, rows: 2)
-        bus.attach(lcd, at: lcdAddress)
-        var feeder = Feeder(lcd)
-        feeder.initialize()
-        clock.set(to: feeder.time + .milliseconds(1))
-        try bus.write(fourBit(Code.clearDisplay), to: lcdAddress)
+        let (_, bus, lcd) = try clearDisplayThroughBus(blocking: false)
         try bus.write(text("x"), to: lcdAddress)
         #expect(lcd.violations.map(\.kind) == [.busy])
     }

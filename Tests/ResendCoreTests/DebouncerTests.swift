@@ -18,6 +18,30 @@ private func burst(_ count: Int, settling last: Bool, from start: Instant) -> [B
     }
 }
 
+/// 500 edges from a linear congruential generator started at `seed`: gaps of 0 to 39 ms, one edge in
+/// seven stamped 3 ms before the one it follows, two in three at the pressed level.
+private func pseudoRandomEdges(seed: Int) -> [ButtonEdge] {
+    var random = seed
+    var time = t0
+    var edges: [ButtonEdge] = []
+    for _ in 0..<500 {
+        random = (random &* 1_103_515_245 &+ 12_345) & 0x7FFF_FFFF
+        time = time + ms(Int64(random % 40))
+        let stamp = random % 7 == 0 ? time - ms(3) : time
+        edges.append(edge(random % 3 != 0, at: stamp))
+    }
+    return edges
+}
+
+/// Expects at least one change, in time order, each the opposite of the one before.
+private func expectOrderedAndAlternating(_ changes: [DebouncedChange], sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(!changes.isEmpty, sourceLocation: sourceLocation)
+    for (earlier, later) in zip(changes, changes.dropFirst()) {
+        #expect(earlier.time <= later.time, sourceLocation: sourceLocation)
+        #expect(earlier.pressed != later.pressed, sourceLocation: sourceLocation)
+    }
+}
+
 /// Drives the debouncer as the event loop does: before each edge, handles every deadline that
 /// elapsed; after the last edge, runs the deadlines until nothing is pending. Returns every change.
 private func run(_ debouncer: inout Debouncer, _ edges: [ButtonEdge]) -> [DebouncedChange] {
@@ -177,22 +201,9 @@ struct StableDebouncerTests {
     @Test("changes come out in time order and alternate, whatever the input", arguments: [1, 2, 3, 7, 11])
     func ordered(seed: Int) {
         var debouncer = Debouncer(window: window)
-        var random = seed
-        var time = t0
-        var edges: [ButtonEdge] = []
-        for _ in 0..<500 {
-            random = (random &* 1_103_515_245 &+ 12_345) & 0x7FFF_FFFF
-            // Gaps of 0 to 39 ms, sometimes stamped backwards by up to 3 ms; random levels.
-            time = time + ms(Int64(random % 40))
-            let stamp = random % 7 == 0 ? time - ms(3) : time
-            edges.append(edge(random % 3 != 0, at: stamp))
-        }
+        let edges = pseudoRandomEdges(seed: seed)
         let changes = run(&debouncer, edges)
-        #expect(!changes.isEmpty)
-        for (earlier, later) in zip(changes, changes.dropFirst()) {
-            #expect(earlier.time <= later.time)
-            #expect(earlier.pressed != later.pressed)
-        }
+        expectOrderedAndAlternating(changes)
         #expect(changes.first?.pressed == true)
         #expect(debouncer.suppressedEdges == edges.count - changes.count)
     }
@@ -250,21 +261,9 @@ struct PromptDebouncerTests {
     @Test("changes come out in time order and alternate, whatever the input", arguments: [1, 2, 3, 7, 11])
     func ordered(seed: Int) {
         var debouncer = Debouncer(window: window, mode: .prompt)
-        var random = seed
-        var time = t0
-        var edges: [ButtonEdge] = []
-        for _ in 0..<500 {
-            random = (random &* 1_103_515_245 &+ 12_345) & 0x7FFF_FFFF
-            time = time + ms(Int64(random % 40))
-            let stamp = random % 7 == 0 ? time - ms(3) : time
-            edges.append(edge(random % 3 != 0, at: stamp))
-        }
+        let edges = pseudoRandomEdges(seed: seed)
         let changes = run(&debouncer, edges)
-        #expect(!changes.isEmpty)
-        for (earlier, later) in zip(changes, changes.dropFirst()) {
-            #expect(earlier.time <= later.time)
-            #expect(earlier.pressed != later.pressed)
-        }
+        expectOrderedAndAlternating(changes)
         #expect(debouncer.suppressedEdges == edges.count - changes.count)
     }
 }

@@ -61,15 +61,11 @@ scenario_hw() {
 scenario_1() {
     begin 1 "check finds GPIO17 and GPIO27 by name, i2c-1 with the device tree's 100 kHz, the LCD at 0x27"
     out=/tmp/check-auto.out
-    "$BIN" check --button GPIO17 --led GPIO27 --address auto >"$out" 2>&1
-    status=$?
-    echo "\$ resend-button check --button GPIO17 --led GPIO27 --address auto -> $status"
-    cat "$out"
+    run_check "$out" --button GPIO17 --led GPIO27 --address auto
+    status=$CHECK_STATUS
     out_pattern=/tmp/check-pattern.out
-    "$BIN" check --button GPIO17 --led GPIO27 --i2c-bus $BUS --address $LCD_ADDRESS --test-pattern >"$out_pattern" 2>&1
-    status_pattern=$?
-    echo "\$ resend-button check --button GPIO17 --led GPIO27 --i2c-bus $BUS --address $LCD_ADDRESS --test-pattern -> $status_pattern"
-    cat "$out_pattern"
+    run_check "$out_pattern" --button GPIO17 --led GPIO27 --i2c-bus $BUS --address $LCD_ADDRESS --test-pattern
+    status_pattern=$CHECK_STATUS
     if [ "$status" != 0 ]; then
         fail 1 "check --address auto exited with $status, not 0"
     elif grep -q PROBLEM "$out"; then
@@ -91,10 +87,8 @@ scenario_1() {
 scenario_2() {
     begin 2 "nothing at $MISSING: check says so; run starts offline"
     out=/tmp/check-missing.out
-    "$BIN" check --button GPIO17 --led GPIO27 --i2c-bus $BUS --address $MISSING >"$out" 2>&1
-    status=$?
-    echo "\$ resend-button check --button GPIO17 --led GPIO27 --i2c-bus $BUS --address $MISSING -> $status"
-    cat "$out"
+    run_check "$out" --button GPIO17 --led GPIO27 --i2c-bus $BUS --address $MISSING
+    status=$CHECK_STATUS
     log=/tmp/run-missing.log
     "$BIN" run --button GPIO17 --led GPIO27 --i2c-bus $BUS --address $MISSING 2>"$log" &
     RUN_PID=$!
