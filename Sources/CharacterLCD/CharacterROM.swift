@@ -42,7 +42,7 @@ public struct UnsupportedCharacter: Error, Hashable, Sendable {
 ///
 /// Sources: the HD44780U datasheet's ROM code tables as transcribed by the RPLCD project's codecs
 /// (read for the facts only); not verified against physical A02 modules.
-public enum CharacterROM: String, Sendable {
+public enum CharacterROM: String, Sendable, CaseIterable {
     case a00 = "A00"
     case a02 = "A02"
 

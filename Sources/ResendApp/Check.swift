@@ -246,7 +246,7 @@ private func i2cFindings(_ options: CheckOptions, _ facts: CheckFacts) -> ([Chec
                 ))
             findings.append(
                 .note(
-                    "run writes only to the address you name: put \(configLine(backpacks[0], bus: options.i2cBus)) in \(DeviceConfig.defaultPath) (or pass run --address \(address)\(options.i2cBus == RunOptions.defaultI2CBus ? "" : " --i2c-bus \(options.i2cBus)"))"
+                    "run writes only to the address you name: put \(configLine(backpacks[0], bus: options.i2cBus)) in \(DeviceConfig.defaultPath) (or pass run --address \(address)\(options.i2cBus == DeviceConfig.LCD.defaultBus ? "" : " --i2c-bus \(options.i2cBus)"))"
                 ))
             return (findings, backpacks[0])
         default:
@@ -270,7 +270,7 @@ private func i2cFindings(_ options: CheckOptions, _ facts: CheckFacts) -> ([Chec
 
 /// The configuration line for a backpack at `address` on bus `bus`: `lcd: { address: 0x27 }`.
 public func configLine(_ address: I2CAddress, bus: Int) -> String {
-    bus == RunOptions.defaultI2CBus
+    bus == DeviceConfig.LCD.defaultBus
         ? "lcd: { address: \(hexAddress(address.rawValue)) }"
         : "lcd: { bus: \(bus), address: \(hexAddress(address.rawValue)) }"
 }

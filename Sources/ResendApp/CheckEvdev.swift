@@ -15,8 +15,8 @@ func evdevCheck(_ options: CheckOptions, console: Console, directory: String = "
     var findings = inputDeviceFindings(devices, configured: options.keypadDevice)
     // `--keys` tests the matrix when that is the configured keypad (CheckKeypad.swift), else
     // the input device named by --keypad-device or keypad.device.
-    guard let seconds = options.keySeconds, options.keypadDevice != nil || options.keypad.backend == .evdev,
-        !(options.keypad.enabled && options.keypad.backend == .matrix)
+    guard let seconds = options.keySeconds, options.keypadDevice != nil || options.config.keypad.backend == .evdev,
+        !(options.config.keypad.enabled && options.config.keypad.backend == .matrix)
     else { return findings }
     guard let path = keyTestDevice(devices, configured: options.keypadDevice) else {
         findings.append(.note("key test not run: name the keypad with --keypad-device (no single input device with digit keys)"))

@@ -13,7 +13,7 @@ func matrixKeypadCheck(_ options: CheckOptions, _ facts: CheckFacts, console: Co
         findings.append(.problem(.config, "configuration: \(problem); the keypad is not checked"))
         return findings
     }
-    let keypad = options.keypad
+    let keypad = options.config.keypad
     guard keypad.enabled, keypad.backend == .matrix else {
         if options.keySeconds != nil && !keypad.enabled && options.keypadDevice == nil {
             findings.append(

@@ -8,10 +8,10 @@ import ResendCore
 /// retained, and received back), within `limit`. The check's own connection has no last will, so
 /// it never marks the device offline.
 func mqttCheck(_ options: CheckOptions, limit: TimeSpan = .seconds(5)) -> [CheckFinding] {
-    guard options.mqtt.enabled else { return [] }
+    guard options.config.mqtt.enabled else { return [] }
     let setup: MQTTSetup
     do throws(ExitError) {
-        setup = try MQTTSetup(options.mqtt, command: "check")
+        setup = try MQTTSetup(options.config.mqtt, command: "check")
     } catch {
         return [.problem(error.code, error.message)]
     }

@@ -60,10 +60,10 @@ func paddingClockHz(configured: Int?) -> Int {
 /// no-ops. The send command runs as a child watched through its pidfd in the same poll set, and
 /// the countdown is persisted in the state file (unless `--state-file off`).
 public func runDevice(_ options: RunOptions, console: Console, notifier: SystemdNotifier = .fromProcessEnvironment()) throws(ExitError) {
-    try checkStatePath(options.stateFile, command: "run", fromFlag: options.stateFileFromFlag, configPath: options.configPath)
-    let mqttSetup = options.mqtt.enabled ? try MQTTSetup(options.mqtt, command: "run") : nil
+    try checkStatePath(options.config.stateFile, command: "run", fromFlag: options.stateFileFromFlag, configPath: options.configPath)
+    let mqttSetup = options.config.mqtt.enabled ? try MQTTSetup(options.config.mqtt, command: "run") : nil
     let hardware = try acquireHardware(options, facts: StartupFacts.gather())
-    let settings = options.settings
+    let settings = options.config.behaviour
     let clock = SystemClock()
     var source: LinuxEventSource
     do throws(HALError) {
@@ -74,7 +74,7 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     // One directory per send and its checks ($RUNTIME_DIRECTORY/session under systemd, else a
     // private temporary one removed at exit), for both commands.
     let session: SessionDirectory?
-    if options.send.command != nil || options.keypad.enabled {
+    if options.config.send.command != nil || options.config.keypad.enabled {
         do throws(HALError) {
             session = try SessionDirectory.forThisProcess()
         } catch {
@@ -92,7 +92,7 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         window: .milliseconds(Int64(settings.debounceMilliseconds)), mode: settings.debounceMode, pressed: initiallyPressed)
     let button = hardware.button
     let logger = EventLogger(
-        format: options.logFormat, droppedEdgeEvents: { button.droppedEvents }, logSendOutput: options.send.logOutput,
+        format: options.config.log.format, droppedEdgeEvents: { button.droppedEvents }, logSendOutput: options.config.send.logOutput,
         output: console.err)
     var started = startedRecord(
         options, button: hardware.button.line, led: hardware.led?.line, busPath: hardware.bus.path,
@@ -106,13 +106,13 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     }
 
     var runner = CommandService.none
-    if let command = options.send.command {
+    if let command = options.config.send.command {
         do throws(HALError) {
             let process = try ProcessRunner(
                 .init(
-                    arguments: command, timeout: .seconds(Int64(options.send.timeoutSeconds)),
+                    arguments: command, timeout: .seconds(Int64(options.config.send.timeoutSeconds)),
                     // Not logged (the default): nothing is kept, every byte only counted.
-                    outputLimit: options.send.logOutput ? options.send.maxOutputBytes : 0, environment: options.send.environment,
+                    outputLimit: options.config.send.logOutput ? options.config.send.maxOutputBytes : 0, environment: options.config.send.environment,
                     sessionDirectory: session?.path))
             _ = source.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
             runner = .process(process)
@@ -142,15 +142,15 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     }
 
     var backpack = PCF8574Backpack(
-        bus: hardware.bus, address: hardware.address, wiring: options.wiring,
+        bus: hardware.bus, address: hardware.address, wiring: options.config.lcd.wiring,
         busClockHz: paddingClockHz(configured: hardware.clockHz))
-    if !options.backlight {
+    if !options.config.lcd.backlight {
         // Before the first byte, so that even the init dance leaves the backlight off.
         try? backpack.setBacklight(false)
     }
     var display = LCDDisplay(
-        lcd: HD44780(port: backpack, delay: SleepDelay(), geometry: settings.geometry), rom: options.rom,
-        refreshInterval: options.refreshSeconds.map { .seconds(Int64($0)) })
+        lcd: HD44780(port: backpack, delay: SleepDelay(), geometry: settings.geometry), rom: options.config.lcd.rom,
+        refreshInterval: options.config.lcd.refreshSeconds.map { .seconds(Int64($0)) })
     if hardware.lcdAnswered {
         do throws(HALError) {
             try display.start(now: clock.now())
@@ -179,14 +179,14 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         logger.log(notifyFailedRecord(error), at: clock.now())
     }
     let coordinator = deviceCoordinator(
-        controller: options.controllerConfig, button: debouncer, keypad: keypad == nil ? nil : options.keypad)
+        controller: options.config.controllerConfig, button: debouncer, keypad: keypad == nil ? nil : options.config.keypad)
     let mqtt = try mqttSetup.map { setup throws(ExitError) in
         (try attachMQTT(setup, source: &source, command: "run") { logger.log($0, at: SystemClock().now()) }, setup.topics)
     }
     func runLoop<Observer: LoopObserver>(observer: Observer) throws(HALError) {
         let environment = DeviceEnvironment(
             source: source, display: display, led: LEDLine(hardware.led), strike: StrikeLine(hardware.keypad?.output), clock: clock,
-            observer: observer, sender: runner, verifier: keypad?.verifier ?? .none, stateFile: options.stateFile,
+            observer: observer, sender: runner, verifier: keypad?.verifier ?? .none, stateFile: options.config.stateFile,
             wallClock: SystemWallClock())
         try ResendApp.runLoop(environment, coordinator: coordinator)
     }
@@ -194,7 +194,7 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         if let (client, topics) = mqtt {
             try runLoop(
                 observer: PublishingObserver(
-                    inner: logger, publisher: client, topics: topics, hasSendCommand: options.controllerConfig.hasSendCommand))
+                    inner: logger, publisher: client, topics: topics, hasSendCommand: options.config.controllerConfig.hasSendCommand))
         } else {
             try runLoop(observer: logger)
         }
@@ -221,18 +221,18 @@ func acquireHardware(_ options: RunOptions, facts: StartupFacts) throws(ExitErro
     var button: GPIOButton?
     do throws(HALError) {
         let configuration = GPIOButton.Configuration(
-            bias: options.buttonBias, activeLow: !options.buttonActiveHigh,
-            kernelDebounce: options.kernelDebounceMilliseconds.map { .milliseconds(Int64($0)) })
-        button = try GPIOButton(line: try locate(options.button), configuration: configuration)
+            bias: options.config.button.bias, activeLow: options.config.button.activeLow,
+            kernelDebounce: options.config.button.kernelDebounceMs.map { .milliseconds(Int64($0)) })
+        button = try GPIOButton(line: try locate(options.config.button.lineSpec), configuration: configuration)
     } catch {
-        failures.append(startupFailure(error, resource: .button(options.button), facts: facts))
+        failures.append(startupFailure(error, resource: .button(options.config.button.lineSpec), facts: facts))
     }
 
     var led: GPIOOutput?
     // Without any GPIO chip the LED would only repeat the button's message.
-    if let spec = options.led, facts.gpioChipCount > 0 {
+    if let spec = options.config.led.lineSpec, facts.gpioChipCount > 0 {
         do throws(HALError) {
-            led = try GPIOOutput(line: try locate(spec), activeLow: options.ledActiveLow, initiallyActive: false)
+            led = try GPIOOutput(line: try locate(spec), activeLow: options.config.led.activeLow, initiallyActive: false)
         } catch {
             failures.append(startupFailure(error, resource: .led(spec), facts: facts))
         }
@@ -242,8 +242,8 @@ func acquireHardware(_ options: RunOptions, facts: StartupFacts) throws(ExitErro
     var address: I2CAddress?
     var answered = false
     do throws(HALError) {
-        var opened = try LinuxI2CBus(busNumber: options.i2cBus)
-        switch options.address {
+        var opened = try LinuxI2CBus(busNumber: options.config.lcd.bus)
+        switch options.config.lcd.address {
         case .auto:
             // RunOptions.parse refuses it; a caller that builds options by hand gets the same answer.
             failures.append(ExitError(.usage, "run: --address auto: " + autoAddressRefusal))
@@ -252,28 +252,28 @@ func acquireHardware(_ options: RunOptions, facts: StartupFacts) throws(ExitErro
                 answered = try opened.probe(fixed)
                 address = fixed
             } catch  where error.kind == .busy {
-                let client = Discovery.i2cClient(bus: options.i2cBus, address: fixed.rawValue)
+                let client = Discovery.i2cClient(bus: options.config.lcd.bus, address: fixed.rawValue)
                 failures.append(
                     ExitError(
                         .unavailable,
-                        "run: \(StartupResource.lcd(fixed, bus: options.i2cBus).name): \(error.operation): \(describe(error)); \(Advice.kernelDriverOwns(fixed, client: client))"
+                        "run: \(StartupResource.lcd(fixed, bus: options.config.lcd.bus).name): \(error.operation): \(describe(error)); \(Advice.kernelDriverOwns(fixed, client: client))"
                     ))
             }
         }
         bus = opened
     } catch {
-        failures.append(startupFailure(error, resource: .i2cBus(options.i2cBus), facts: facts))
+        failures.append(startupFailure(error, resource: .i2cBus(options.config.lcd.bus), facts: facts))
     }
 
-    let keypad = acquireKeypad(options.keypad, facts: facts, failures: &failures)
+    let keypad = acquireKeypad(options.config.keypad, facts: facts, failures: &failures)
 
     if let failure = combine(failures) { throw failure }
-    guard let button, let bus, let address, keypad != nil || !options.keypad.enabled else {
+    guard let button, let bus, let address, keypad != nil || !options.config.keypad.enabled else {
         preconditionFailure("acquireHardware: no failure reported, yet a part is missing")
     }
     return AcquiredHardware(
         button: button, led: led, bus: bus, address: address, lcdAnswered: answered,
-        clockHz: Discovery.i2cClockHz(bus: options.i2cBus), keypad: keypad)
+        clockHz: Discovery.i2cClockHz(bus: options.config.lcd.bus), keypad: keypad)
 }
 
 /// The line's chip and offset: a name is looked up on every chip, chip:offset is taken as given.
@@ -291,29 +291,29 @@ public func startedRecord(
     _ options: RunOptions, button: GPIOLineLocation, led: GPIOLineLocation?, busPath: String,
     writes batched: Bool, address: I2CAddress
 ) -> LogRecord {
-    let settings = options.settings
+    let settings = options.config.behaviour
     return LogRecord(
         "started",
         [
             .string("version", programVersion),
             .string("libgpiod", LibGPIOD.version),
             .string("button", button.description),
-            .string("bias", options.biasName),
-            .string("active", options.buttonActiveHigh ? "high" : "low"),
-            .string("kernel_debounce_ms", options.kernelDebounceMilliseconds.map(String.init) ?? "off"),
-            .string("led", led.map { $0.description + (options.ledActiveLow ? " active-low" : "") } ?? "none"),
+            .string("bias", options.config.button.bias.name),
+            .string("active", options.config.button.activeLow ? "low" : "high"),
+            .string("kernel_debounce_ms", options.config.button.kernelDebounceMs.map(String.init) ?? "off"),
+            .string("led", led.map { $0.description + (options.config.led.activeLow ? " active-low" : "") } ?? "none"),
             .string("i2c", busPath),
             .string("i2c_writes", batched ? "batched" : "smbus-byte"),
             .string("address", hexAddress(address.rawValue)),
             .string("geometry", settings.geometry.name),
             .int("duration", settings.durationSeconds),
             .int("debounce_ms", settings.debounceMilliseconds),
-            .string("debounce_mode", settings.debounceMode == .stable ? "stable" : "prompt"),
-            .string("refresh", options.refreshSeconds.map { "\($0)s" } ?? "off"),
-            .string("log_format", options.logFormat.rawValue),
+            .string("debounce_mode", settings.debounceMode.name),
+            .string("refresh", options.config.lcd.refreshSeconds.map { "\($0)s" } ?? "off"),
+            .string("log_format", options.config.log.format.rawValue),
             .string("config", options.configPath),
-            .string("state_file", options.stateFile ?? "off"),
-            .string("send", options.send.command?.first ?? "none"),
-            .string("rom", options.rom.rawValue),
+            .string("state_file", options.config.stateFile ?? "off"),
+            .string("send", options.config.send.command?.first ?? "none"),
+            .string("rom", options.config.lcd.rom.rawValue),
         ])
 }

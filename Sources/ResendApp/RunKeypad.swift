@@ -34,7 +34,7 @@ final class RunKeypad {
 func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: inout LinuxEventSource, session: String? = nil) throws(ExitError)
     -> RunKeypad?
 {
-    let keypad = options.keypad
+    let keypad = options.config.keypad
     guard keypad.enabled else { return nil }
     var verifier = CommandService.none
     if let command = keypad.verify.command {

@@ -1,5 +1,6 @@
 import HAL
 import HALLinux
+import ResendConfig
 
 /// What `run` was acquiring when a start-up step failed; names the thing in the message.
 public enum StartupResource: Hashable, Sendable {

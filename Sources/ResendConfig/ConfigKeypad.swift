@@ -106,7 +106,7 @@ extension DeviceConfig {
     /// `keypad.verify`: the command that checks a code, run like `send.command` (argv, no shell);
     /// the code goes to its standard input (one line), never to argv or the environment. Exit 0:
     /// accepted; 1: rejected; anything else or a time-out: an error ("Check failed").
-    public struct Verify: Hashable, Sendable {
+    public struct Verify: CommandSection, Hashable, Sendable {
         /// `keypad.verify.command`: program and arguments; nil: none (which a keypad refuses).
         public var command: [String]? = nil
         /// `keypad.verify.timeoutSeconds`.
@@ -218,15 +218,7 @@ extension DeviceConfig {
         texts.finish()
 
         let verify = keypad.section("verify")
-        if let command = verify.value("command"), command != .null {
-            result.verify.command = readCommand(command, at: verify.keyPath("command"), reader: reader)
-        }
-        if let timeout = verify.integer("timeoutSeconds", range: Send.timeoutRange, unit: "whole seconds") {
-            result.verify.timeoutSeconds = timeout
-        }
-        if let environment = verify.value("environment"), environment != .null {
-            result.verify.environment = readEnvironment(environment, at: verify.keyPath("environment"), reader: reader)
-        }
+        readCommandSection(verify, into: &result.verify, reader: reader)
         verify.finish()
 
         let output = keypad.section("output")
@@ -355,14 +347,7 @@ extension DeviceConfig {
     private static func readLines(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader, what: String) -> [String]? {
         let counts = Keypad.lineCountRange
         let allowed = "a list of \(counts.lowerBound) to \(counts.upperBound) GPIO line names, e.g. [\"GPIO5\", \"GPIO6\", \"GPIO13\", \"GPIO19\"]"
-        guard case .array(let items) = value else {
-            reader.report(path, "expected \(allowed), got \(describe(value))")
-            return nil
-        }
-        guard counts.contains(items.count) else {
-            reader.report(path, (items.isEmpty ? "the list is empty" : "the list has \(items.count) entries") + "; allowed: \(allowed)")
-            return nil
-        }
+        guard let items = reader.items(value, at: path, counts: counts, allowed: allowed) else { return nil }
         var lines: [String] = []
         for (index, item) in items.enumerated() {
             guard let line = reader.string(item, at: path + [.index(index)], what: "a GPIO line name (one \(what))", allowEmpty: false) else {

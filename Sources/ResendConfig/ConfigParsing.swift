@@ -36,16 +36,9 @@ extension DeviceConfig {
 
     /// One line for `config check`: what this configuration sets up.
     public var summary: String {
-        let bias: String
-        switch button.bias {
-        case .pullUp: bias = "pull-up"
-        case .pullDown: bias = "pull-down"
-        case .disabled: bias = "no bias"
-        case .asIs: bias = "bias as-is"
-        }
         var parts: [String] = []
         parts.append(
-            "button \(button.line) (\(bias), \(button.activeLow ? "active-low" : "active-high"), debounce \(button.debounceMs) ms \(button.debounceMode == .stable ? "stable" : "prompt"))"
+            "button \(button.line) (\(button.bias.summary), \(button.activeLow ? "active-low" : "active-high"), debounce \(button.debounceMs) ms \(button.debounceMode.name))"
         )
         parts.append("LED " + (led.line.map { "\($0)\(led.activeLow ? " (active-low)" : "")" } ?? "none"))
         let address: String
@@ -61,7 +54,7 @@ extension DeviceConfig {
         } else {
             parts.append("no send command")
         }
-        parts.append("state \(stateFile)")
+        parts.append("state \(stateFile ?? "off")")
         if policy.enabled {
             parts.append(
                 "policy on (cooldowns \(policy.cooldowns.map(String.init).joined(separator: "/")) s, at most \(policy.maxSends) sends per \(policy.windowSeconds) s)"

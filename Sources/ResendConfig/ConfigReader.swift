@@ -55,6 +55,21 @@ final class ConfigReader {
 
     // MARK: Values anywhere (also list items)
 
+    /// The items of a list of `counts` entries, or nil with the problem reported: not a list
+    /// ("expected <allowed>, got ..."), or too short or too long ("the list is empty; allowed:
+    /// <allowed>"). The items themselves are the caller's to read.
+    func items(_ value: JSONValue, at path: [JSONPathComponent], counts: ClosedRange<Int>, allowed: String) -> [JSONValue]? {
+        guard case .array(let items) = value else {
+            report(path, "expected \(allowed), got \(describe(value))")
+            return nil
+        }
+        guard counts.contains(items.count) else {
+            report(path, (items.isEmpty ? "the list is empty" : "the list has \(items.count) entries") + "; allowed: \(allowed)")
+            return nil
+        }
+        return items
+    }
+
     /// A whole number within `range`; `unit` completes "allowed: <unit> from A to B".
     func integer(_ value: JSONValue, at path: [JSONPathComponent], range: ClosedRange<Int>, unit: String) -> Int? {
         let allowed = "\(unit) from \(range.lowerBound) to \(range.upperBound)"

@@ -51,18 +51,12 @@ extension DeviceConfig {
                 config.button.line = line
             }
         }
-        if let bias = button.choice(
-            "bias", options: [("pull-up", GPIOBias.pullUp), ("pull-down", .pullDown), ("disabled", .disabled), ("as-is", .asIs)])
-        {
-            config.button.bias = bias
-        }
+        if let bias = button.choice("bias", options: GPIOBias.choices) { config.button.bias = bias }
         if let activeLow = button.bool("activeLow") { config.button.activeLow = activeLow }
         if let debounce = button.integer("debounceMs", range: Button.debounceRange, unit: "whole milliseconds") {
             config.button.debounceMs = debounce
         }
-        if let mode = button.choice("debounceMode", options: [("stable", DebounceMode.stable), ("prompt", .prompt)]) {
-            config.button.debounceMode = mode
-        }
+        if let mode = button.choice("debounceMode", options: DebounceMode.choices) { config.button.debounceMode = mode }
         config.button.kernelDebounceMs = button.optionalInteger(
             "kernelDebounceMs", range: Button.kernelDebounceRange, unit: "null or whole milliseconds")
         button.finish()
@@ -95,7 +89,7 @@ extension DeviceConfig {
             geometryIsValid = false
         }
         var romIsValid = true
-        if let rom = lcd.choice("rom", options: [(CharacterROM.a00.rawValue, CharacterROM.a00), (CharacterROM.a02.rawValue, .a02)]) {
+        if let rom = lcd.choice("rom", options: CharacterROM.allCases.map { ($0.rawValue, $0) }) {
             config.lcd.rom = rom
         } else if lcd.value("rom") != nil {
             romIsValid = false
@@ -120,15 +114,7 @@ extension DeviceConfig {
         texts.finish()
 
         let send = root.section("send")
-        if let command = send.value("command"), command != .null {
-            config.send.command = readCommand(command, at: send.keyPath("command"), reader: reader)
-        }
-        if let timeout = send.integer("timeoutSeconds", range: Send.timeoutRange, unit: "whole seconds") {
-            config.send.timeoutSeconds = timeout
-        }
-        if let environment = send.value("environment"), environment != .null {
-            config.send.environment = readEnvironment(environment, at: send.keyPath("environment"), reader: reader)
-        }
+        readCommandSection(send, into: &config.send, reader: reader)
         if let bytes = send.integer("maxOutputBytes", range: Send.maxOutputRange, unit: "bytes") {
             config.send.maxOutputBytes = bytes
         }
@@ -165,7 +151,7 @@ extension DeviceConfig {
         policy.finish()
 
         let log = root.section("log")
-        if let format = log.choice("format", options: [(Log.Format.plain.rawValue, Log.Format.plain), (Log.Format.json.rawValue, .json)]) {
+        if let format = log.choice("format", options: Log.Format.allCases.map { ($0.rawValue, $0) }) {
             config.log.format = format
         }
         log.finish()
@@ -314,19 +300,26 @@ extension DeviceConfig {
         }
     }
 
+    /// The keys every command section has (`send`, `keypad.verify`): `command`, `timeoutSeconds`
+    /// and `environment`, read into `section`'s fields; the section's other keys are the caller's.
+    static func readCommandSection(_ keys: ConfigSection, into section: inout some CommandSection, reader: ConfigReader) {
+        if let command = keys.value("command"), command != .null {
+            section.command = readCommand(command, at: keys.keyPath("command"), reader: reader)
+        }
+        if let timeout = keys.integer("timeoutSeconds", range: Send.timeoutRange, unit: "whole seconds") {
+            section.timeoutSeconds = timeout
+        }
+        if let environment = keys.value("environment"), environment != .null {
+            section.environment = readEnvironment(environment, at: keys.keyPath("environment"), reader: reader)
+        }
+    }
+
     static let commandExample = "[\"/usr/local/bin/send-code\", \"--to\", \"+491701234567\"]"
 
     /// A non-empty list of strings, the first one the program.
     static func readCommand(_ value: JSONValue, at path: [JSONPathComponent], reader: ConfigReader) -> [String]? {
         let allowed = "null or a list of strings, the program and its arguments, run without a shell, e.g. \(commandExample)"
-        guard case .array(let items) = value else {
-            reader.report(path, "expected \(allowed), got \(describe(value))")
-            return nil
-        }
-        guard !items.isEmpty else {
-            reader.report(path, "the list is empty; allowed: \(allowed)")
-            return nil
-        }
+        guard let items = reader.items(value, at: path, counts: 1...Int.max, allowed: allowed) else { return nil }
         var command: [String] = []
         for (index, item) in items.enumerated() {
             let what = index == 0 ? "the program to run (a path or a name on PATH)" : "an argument (a string)"
@@ -381,14 +374,7 @@ extension DeviceConfig {
     ) -> [Int]? {
         let allowed =
             "a list of \(counts.lowerBound) to \(counts.upperBound) \(noun) in whole seconds from \(range.lowerBound) to \(range.upperBound), e.g. \(example)"
-        guard case .array(let items) = value else {
-            reader.report(path, "expected \(allowed), got \(describe(value))")
-            return nil
-        }
-        guard counts.contains(items.count) else {
-            reader.report(path, (items.isEmpty ? "the list is empty" : "the list has \(items.count) entries") + "; allowed: \(allowed)")
-            return nil
-        }
+        guard let items = reader.items(value, at: path, counts: counts, allowed: allowed) else { return nil }
         var seconds: [Int] = []
         for (index, item) in items.enumerated() {
             if let entry = reader.integer(item, at: path + [.index(index)], range: range, unit: "whole seconds") { seconds.append(entry) }

@@ -19,8 +19,9 @@ public struct DeviceConfig: Hashable, Sendable {
     public var texts = Texts()
     public var send = Send()
     /// `stateFile`: where the cooldown deadline (and the policy's history) is persisted; an
-    /// absolute path.
-    public var stateFile = DeviceConfig.defaultStateFile
+    /// absolute path. Nil: not persisted, which only `run --state-file off` says (the file has no
+    /// word for it).
+    public var stateFile: String? = DeviceConfig.defaultStateFile
     public var policy = Policy()
     public var log = Log()
     /// `keypad.*`: the code-entry keypad, its rules, verify command and output line (off by default).
@@ -77,10 +78,10 @@ public struct DeviceConfig: Hashable, Sendable {
     /// `lcd`: the HD44780 character LCD behind a PCF8574 backpack.
     public struct LCD: Hashable, Sendable {
         /// `lcd.bus`: N of /dev/i2c-N (1 on the Pi's header).
-        public var bus = 1
+        public var bus = LCD.defaultBus
         /// `lcd.address`: a 7-bit address (0x27, the common PCF8574T backpack, by default), or
         /// "auto", which `run` refuses (see `autoAddressRefusal`).
-        public var address = Address.fixed(I2CAddress(0x27)!)
+        public var address = Address.fixed(LCD.defaultAddress)
         /// `lcd.geometry`: columns x rows.
         public var geometry = LCDGeometry.lcd16x2
         /// `lcd.rom`: the character ROM, by the HD44780's part number suffix.
@@ -95,6 +96,10 @@ public struct DeviceConfig: Hashable, Sendable {
 
         public init() {}
 
+        /// The Pi header's I2C bus (GPIO2 = SDA, GPIO3 = SCL).
+        public static let defaultBus = 1
+        /// The common backpack (PCF8574T, all address jumpers open).
+        public static let defaultAddress = I2CAddress(0x27)!
         public static let busRange = 0...1_023
         public static let refreshRange = 1...86_400
 
@@ -114,7 +119,7 @@ public struct DeviceConfig: Hashable, Sendable {
     }
 
     /// `send`: the command that sends the code.
-    public struct Send: Hashable, Sendable {
+    public struct Send: CommandSection, Hashable, Sendable {
         /// `send.command`: program and arguments, run without a shell; nil: no command (the
         /// button only counts down).
         public var command: [String]? = nil
@@ -166,23 +171,34 @@ public struct DeviceConfig: Hashable, Sendable {
 
         public init() {}
 
-        public enum Format: String, Hashable, Sendable {
+        public enum Format: String, Hashable, Sendable, CaseIterable {
             case plain
             case json
         }
     }
 
-    /// The settings `simulate` and `run` share, taken from this configuration; apply the command
-    /// line's flags over them afterwards (flags override the file).
-    public func behaviourSettings() -> BehaviourSettings {
-        var settings = BehaviourSettings()
-        settings.durationSeconds = cooldown.seconds
-        settings.geometry = lcd.geometry
-        settings.debounceMilliseconds = button.debounceMs
-        settings.debounceMode = button.debounceMode
-        settings.texts = texts
-        settings.rom = lcd.rom
-        return settings
+    /// The settings `simulate` and `run` share, read from and written to this configuration's own
+    /// fields (`cooldown.seconds`, `lcd.geometry`, `button.debounceMs`, `button.debounceMode`,
+    /// `texts`, `lcd.rom`): flags applied to it land in the file's fields.
+    public var behaviour: BehaviourSettings {
+        get {
+            var settings = BehaviourSettings()
+            settings.durationSeconds = cooldown.seconds
+            settings.geometry = lcd.geometry
+            settings.debounceMilliseconds = button.debounceMs
+            settings.debounceMode = button.debounceMode
+            settings.texts = texts
+            settings.rom = lcd.rom
+            return settings
+        }
+        set {
+            cooldown.seconds = newValue.durationSeconds
+            lcd.geometry = newValue.geometry
+            button.debounceMs = newValue.debounceMilliseconds
+            button.debounceMode = newValue.debounceMode
+            texts = newValue.texts
+            lcd.rom = newValue.rom
+        }
     }
 
     /// The longest countdown the label must fit: `cooldown.seconds`, or the longest of
@@ -202,4 +218,23 @@ extension DeviceConfig {
             runResetAfter: .seconds(Int64(policy.resetAfterSeconds)),
             cap: ResendPolicy.Cap(maxSends: policy.maxSends, window: .seconds(Int64(policy.windowSeconds))))
     }
+
+    /// The controller's configuration: the behaviour, whether there is a send command, the policy.
+    public var controllerConfig: ControllerConfig {
+        var config = behaviour.controllerConfig
+        config.hasSendCommand = send.command != nil
+        config.policy = resendPolicy
+        return config
+    }
+}
+
+/// A section of the file that names a program to run (`send`, `keypad.verify`): the keys they
+/// share, read by one reader (`DeviceConfig.readCommandSection`).
+public protocol CommandSection {
+    /// `command`: program and arguments, run without a shell; nil: none.
+    var command: [String]? { get set }
+    /// `timeoutSeconds`: after this the command is stopped (`DeviceConfig.Send.timeoutRange`).
+    var timeoutSeconds: Int { get set }
+    /// `environment`: variables added to the command's environment.
+    var environment: [String: String] { get set }
 }

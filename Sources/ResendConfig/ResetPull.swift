@@ -1,13 +1,18 @@
+import HAL
+
 /// The pull a Raspberry Pi header pin has from power-on until software sets another (the GPIO
 /// pull table of the BCM2835 ARM Peripherals datasheet: GPIO0-8 pull up, GPIO9-27 pull down).
 /// It decides what a door strike's driver stage sees while the Pi boots and before the service
 /// has driven the output inactive.
-public enum ResetPull: String, Hashable, Sendable {
-    case up = "pull-up"
-    case down = "pull-down"
+public enum ResetPull: Hashable, Sendable {
+    case up
+    case down
 
     /// The level the pull gives a pin nobody drives.
     var level: String { self == .up ? "high" : "low" }
+
+    /// The pull's word, the bias vocabulary's ("pull-up", "pull-down").
+    var name: String { (self == .up ? GPIOBias.pullUp : GPIOBias.pullDown).name }
 }
 
 /// The reset pulls of the header's GPIO lines, by BCM number.
@@ -39,7 +44,7 @@ public func outputResetPullWarning(_ keypad: DeviceConfig.Keypad) -> String? {
     let polarity = keypad.output.activeLow ? "active-low (activeLow: true)" : "active-high"
     let other = piResetPulls.first { $0.pull != pull }!
     let otherStage = keypad.output.activeLow ? "an active-high stage (activeLow: false)" : "an active-low stage (activeLow: true)"
-    return "keypad.output.line: GPIO\(pin) has a \(pull.rawValue) at reset, and the output is \(polarity): "
+    return "keypad.output.line: GPIO\(pin) has a \(pull.name) at reset, and the output is \(polarity): "
         + "a strike or relay that follows the pull is energised from power-on until the service starts; "
-        + "choose a pin of GPIO\(other.pins.lowerBound)-\(other.pins.upperBound) (\(other.pull.rawValue) at reset) or \(otherStage)"
+        + "choose a pin of GPIO\(other.pins.lowerBound)-\(other.pins.upperBound) (\(other.pull.name) at reset) or \(otherStage)"
 }

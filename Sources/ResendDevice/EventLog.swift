@@ -49,11 +49,11 @@ public struct LogField: Hashable, Sendable {
     public static func string(_ key: String, _ value: String) -> LogField { LogField(key, .string(value)) }
 }
 
-/// `--log-format`: plain text for journald (default) or one JSON object per line for machines.
-public enum LogFormat: String, Hashable, Sendable, CaseIterable {
-    case plain
-    case json
+/// `--log-format` and `log.format`: plain text for journald (default) or one JSON object per line
+/// for machines.
+public typealias LogFormat = DeviceConfig.Log.Format
 
+extension LogFormat {
     /// The line for `record` at `seconds` (monotonic seconds, printed with exactly 3 decimals).
     /// Never contains a line break: control characters in values are escaped.
     public func line(_ record: LogRecord, seconds: TimeSpan) -> String {

@@ -11,6 +11,18 @@ public struct ParsedArguments: Sendable {
     public func has(_ name: String) -> Bool { switches.contains(name) }
 }
 
+/// Parses the command line of a subcommand that takes flags only: nil when it asks for `--help`
+/// (the caller shows its help and does nothing else), else every flag. A positional argument is
+/// a usage error (exit 64) naming it; otherwise as `parseArguments`.
+public func parseFlags(_ arguments: [String], specs: [OptionSpec], command: String) throws(ExitError) -> ParsedArguments? {
+    let parsed = try parseArguments(arguments, specs: specs, command: command)
+    if parsed.has("help") { return nil }
+    if let extra = parsed.positional.first {
+        throw ExitError(.usage, "\(command): unexpected argument \(shown(extra)) (options start with --)")
+    }
+    return parsed
+}
+
 /// Parses `arguments` against `specs`; an unknown flag or a missing value is a usage error
 /// (exit 64) that names the flag and, for a near miss, the flag that was probably meant.
 public func parseArguments(_ arguments: [String], specs: [OptionSpec], command: String) throws(ExitError) -> ParsedArguments {

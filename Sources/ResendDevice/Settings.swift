@@ -13,11 +13,7 @@ extension BehaviourSettings {
         OptionSpec(
             "debounce", value: "MS",
             help: "debounce window in milliseconds \(debounceRange.lowerBound)-\(debounceRange.upperBound) (default \(defaultDebounceMilliseconds))"),
-        OptionSpec(
-            "debounce-mode", value: "MODE",
-            help:
-                "stable (a change counts once the line held still for the window; default) or prompt (first edge counts, then the line is ignored for the window)"
-        ),
+        OptionSpec("debounce-mode", value: "MODE", help: DebounceMode.helpList),
         OptionSpec("title", value: "TEXT", help: "status line when ready (default \"\(Texts().title)\")"),
         OptionSpec("send-label", value: "TEXT", help: "label before the first press (default \"\(Texts().sendLabel)\")"),
         OptionSpec(
@@ -41,11 +37,11 @@ extension BehaviourSettings {
             debounceMilliseconds = try parseInteger(text, option: "debounce", range: Self.debounceRange, unit: "milliseconds", command: command)
         }
         if let text = arguments.value("debounce-mode") {
-            switch text {
-            case "stable": debounceMode = .stable
-            case "prompt": debounceMode = .prompt
-            default: throw ExitError(.usage, "\(command): --debounce-mode: \(shown(text)) is not a mode; use stable or prompt")
+            guard let mode = DebounceMode(name: text) else {
+                throw ExitError(
+                    .usage, "\(command): --debounce-mode: \(shown(text)) is not a mode; use \(listWithOr(DebounceMode.vocabulary.map { $0.name }))")
             }
+            debounceMode = mode
         }
         if let text = arguments.value("title") { texts.title = text }
         if let text = arguments.value("send-label") { texts.sendLabel = text }

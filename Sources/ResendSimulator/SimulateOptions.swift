@@ -58,17 +58,13 @@ public struct SimulateOptions: Sendable {
     public static func parse(_ arguments: [String], readConfig: (String) -> ConfigFileContents = ConfigFileContents.read) throws(ExitError)
         -> SimulateOptions
     {
-        let parsed = try parseArguments(arguments, specs: specs, command: "simulate")
         var options = SimulateOptions()
-        if parsed.has("help") {
+        guard let parsed = try parseFlags(arguments, specs: specs, command: "simulate") else {
             options.help = true
             return options
         }
-        if let extra = parsed.positional.first {
-            throw ExitError(.usage, "simulate: unexpected argument \(shown(extra)) (options start with --)")
-        }
         let config = try DeviceConfig.load(for: parsed, read: readConfig)
-        options.settings = config.behaviourSettings()
+        options.settings = config.behaviour
         try options.settings.apply(parsed, command: "simulate")
         options.headless = parsed.has("headless")
         options.events = parsed.has("events")

@@ -46,7 +46,7 @@ public final class TerminalRenderer: LoopObserver {
         self.phone = phone
         self.terminalSize = terminalSize
         self.output = output
-        let mode = settings.debounceMode == .stable ? "stable" : "prompt"
+        let mode = settings.debounceMode.name
         header =
             "ResendButton simulator  \(settings.geometry.name) LCD, \(settings.durationSeconds) s cooldown, debounce \(settings.debounceMilliseconds) ms \(mode)"
     }

@@ -132,7 +132,7 @@ struct CheckEvdevTests {
         #expect(keyTestDevice([hdmi, usbKeypad, usbKeypad], configured: nil) == nil)
         #expect(keyTestDevice([hdmi], configured: "/dev/input/event9") == "/dev/input/event9")
         var options = CheckOptions()
-        options.keypad.backend = .evdev
+        options.config.keypad.backend = .evdev
         options.keySeconds = 5
         let captured = CapturedConsole()
         let findings = evdevCheck(options, console: captured.console, directory: "/nonexistent/input")

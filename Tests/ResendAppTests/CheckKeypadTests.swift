@@ -12,8 +12,8 @@ import Testing
 struct CheckKeypadTests {
     static func options(keys: Int? = nil) -> CheckOptions {
         var options = CheckOptions()
-        options.keypad.enabled = true
-        options.keypad.verify.command = ["/usr/local/bin/check-code"]
+        options.config.keypad.enabled = true
+        options.config.keypad.verify.command = ["/usr/local/bin/check-code"]
         options.keySeconds = keys
         return options
     }
@@ -45,7 +45,7 @@ struct CheckKeypadTests {
 
     @Test func aMissingLineIsAProblemAndTheKeyTestDoesNotRun() {
         var options = Self.options(keys: 5)
-        options.keypad.rows[3] = "GPIO99"
+        options.config.keypad.rows[3] = "GPIO99"
         let findings = matrixKeypadCheck(options, piFacts(), console: Self.silent)
         #expect(
             findings.contains {
@@ -79,7 +79,7 @@ struct CheckKeypadTests {
             path == "/c.json5" ? .text(#"{keypad: {enabled: true, verify: {command: ["/bin/true"]}, diodes: true}}"#) : .missing
         }
         #expect(options.keySeconds == 15)
-        #expect(options.keypad.enabled && options.keypad.diodes)
+        #expect(options.config.keypad.enabled && options.config.keypad.diodes)
         #expect(options.configProblem == nil)
         EquivalenceCorpus.record(["check", "--keys", "0"], files: [:], usageError: true)
         let error = exitError { () throws(ExitError) in _ = try CheckOptions.parse(["--keys", "0"]) { _ in .missing } }

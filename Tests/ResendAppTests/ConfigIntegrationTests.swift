@@ -29,26 +29,26 @@ struct ConfigIntegrationTests {
     @Test("run takes every setting from the file")
     func runFromFile() throws {
         let options = try RunOptions.parse(["--config", "/c.json5"], readConfig: Self.read)
-        #expect(options.button == .named("GPIO5"))
-        #expect(options.buttonBias == .pullDown)
-        #expect(options.buttonActiveHigh)
-        #expect(options.led == .named("GPIO6"))
-        #expect(options.ledActiveLow)
-        #expect(options.i2cBus == 3)
-        #expect(options.address == .fixed(I2CAddress(0x3F)!))
-        #expect(options.settings.geometry == .lcd20x4)
-        #expect(options.rom == .a02)
-        #expect(options.backlight == false)
-        #expect(options.refreshSeconds == 600)
-        #expect(options.settings.durationSeconds == 90)
-        #expect(options.settings.debounceMilliseconds == 30)
-        #expect(options.settings.texts.title == "Anmeldung")
-        #expect(options.send.command == ["/usr/local/bin/send-sms", "--to", "desk"])
-        #expect(options.send.timeoutSeconds == 15)
-        #expect(options.send.environment == ["GATEWAY": "x"])
-        #expect(options.stateFile == "/srv/state.json")
-        #expect(options.logFormat == .json)
-        #expect(options.controllerConfig.hasSendCommand)
+        #expect(options.config.button.lineSpec == .named("GPIO5"))
+        #expect(options.config.button.bias == .pullDown)
+        #expect(!options.config.button.activeLow)
+        #expect(options.config.led.lineSpec == .named("GPIO6"))
+        #expect(options.config.led.activeLow)
+        #expect(options.config.lcd.bus == 3)
+        #expect(options.config.lcd.address == .fixed(I2CAddress(0x3F)!))
+        #expect(options.config.behaviour.geometry == .lcd20x4)
+        #expect(options.config.lcd.rom == .a02)
+        #expect(options.config.lcd.backlight == false)
+        #expect(options.config.lcd.refreshSeconds == 600)
+        #expect(options.config.behaviour.durationSeconds == 90)
+        #expect(options.config.behaviour.debounceMilliseconds == 30)
+        #expect(options.config.behaviour.texts.title == "Anmeldung")
+        #expect(options.config.send.command == ["/usr/local/bin/send-sms", "--to", "desk"])
+        #expect(options.config.send.timeoutSeconds == 15)
+        #expect(options.config.send.environment == ["GATEWAY": "x"])
+        #expect(options.config.stateFile == "/srv/state.json")
+        #expect(options.config.log.format == .json)
+        #expect(options.config.controllerConfig.hasSendCommand)
         #expect(options.configPath == "/c.json5")
     }
 
@@ -57,20 +57,55 @@ struct ConfigIntegrationTests {
         let options = try RunOptions.parse(
             ["--config", "/c.json5", "--duration", "30", "--button", "GPIO17", "--address", "0x3f", "--state-file", "off", "--log-format", "plain"],
             readConfig: Self.read)
-        #expect(options.settings.durationSeconds == 30)
-        #expect(options.button == .named("GPIO17"))
-        #expect(options.address == .fixed(I2CAddress(0x3F)!))
-        #expect(options.stateFile == nil)
-        #expect(options.logFormat == .plain)
-        #expect(options.settings.texts.title == "Anmeldung")  // not overridden: still the file's
+        #expect(options.config.behaviour.durationSeconds == 30)
+        #expect(options.config.button.lineSpec == .named("GPIO17"))
+        #expect(options.config.lcd.address == .fixed(I2CAddress(0x3F)!))
+        #expect(options.config.stateFile == nil)
+        #expect(options.config.log.format == .plain)
+        #expect(options.config.behaviour.texts.title == "Anmeldung")  // not overridden: still the file's
+    }
+
+    @Test("every run flag is written over its own field of the file's configuration, and nothing else changes")
+    func flagsLandInTheConfigFields() throws {
+        let options = try RunOptions.parse(
+            [
+                "--config", "/c.json5", "--button", "gpiochip0:4", "--button-bias", "as-is", "--led", "GPIO27", "--i2c-bus", "2",
+                "--address", "0x20", "--refresh", "60", "--log-format", "plain", "--state-file", "/run/s.json", "--duration", "45",
+                "--geometry", "16x2", "--debounce", "40", "--debounce-mode", "prompt", "--title", "Login",
+            ], readConfig: Self.read)
+        var expected = try DeviceConfig.parse(text: Self.file, source: "/c.json5")
+        expected.button.line = "gpiochip0:4"
+        expected.button.bias = .asIs
+        expected.led.line = "GPIO27"
+        expected.lcd.bus = 2
+        expected.lcd.address = .fixed(I2CAddress(0x20)!)
+        expected.lcd.refreshSeconds = 60
+        expected.log.format = .plain
+        expected.stateFile = "/run/s.json"
+        expected.cooldown.seconds = 45
+        expected.lcd.geometry = .lcd16x2
+        expected.button.debounceMs = 40
+        expected.button.debounceMode = .prompt
+        expected.texts.title = "Login"
+        #expect(options.config == expected)
+        #expect(options.stateFileFromFlag)
+        #expect(options.config.controllerConfig.hasSendCommand)
+    }
+
+    @Test("the file's button and LED lines read back as the same specs the flags give")
+    func configuredLinesAreSpecs() throws {
+        let options = try RunOptions.parse(["--config", "/l.json5"]) { _ in .text("{button: {line: \"gpiochip1:7\"}, led: {line: \"GPIO6\"}}") }
+        #expect(options.config.button.lineSpec == .chipOffset(chip: 1, offset: 7))
+        #expect(options.config.led.lineSpec == .named("GPIO6"))
+        #expect(try RunOptions.parse(["--button", "gpiochip1:7"], readConfig: { _ in .missing }).config.button == options.config.button)
     }
 
     @Test("without --config a missing default file means the defaults; a missing --config file is exit 78")
     func missingFiles() throws {
         let defaults = try RunOptions.parse([], readConfig: { _ in .missing })
-        #expect(defaults.button == .named("GPIO17"))
-        #expect(defaults.stateFile == DeviceConfig.defaultStateFile)
-        #expect(defaults.settings.durationSeconds == 60)
+        #expect(defaults.config.button.lineSpec == .named("GPIO17"))
+        #expect(defaults.config.stateFile == DeviceConfig.defaultStateFile)
+        #expect(defaults.config.behaviour.durationSeconds == 60)
         #expect(throws: ExitError.self) { try RunOptions.parse(["--config", "/nope.json5"], readConfig: { _ in .missing }) }
         do {
             _ = try RunOptions.parse(["--config", "/nope.json5"], readConfig: { _ in .missing })

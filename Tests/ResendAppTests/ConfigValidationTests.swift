@@ -421,7 +421,7 @@ struct ConfigValidationTests {
         let config = try DeviceConfig.parse(text: text, source: "t.json5")
         #expect(config == expected)
 
-        let settings = config.behaviourSettings()
+        let settings = config.behaviour
         #expect(settings.durationSeconds == 90)
         #expect(settings.geometry == .lcd20x4)
         #expect(settings.debounceMilliseconds == 35)
@@ -432,7 +432,7 @@ struct ConfigValidationTests {
     @Test("the file's settings are the base; flags override them")
     func flagsOverrideFile() throws {
         let config = try DeviceConfig.parse(text: "{cooldown: {seconds: 90}, lcd: {geometry: \"20x4\"}, texts: {title: \"Hello\"}}", source: "t")
-        var settings = config.behaviourSettings()
+        var settings = config.behaviour
         let flags = try parseArguments(["--duration", "30"], specs: BehaviourSettings.optionSpecs, command: "simulate")
         try settings.apply(flags, command: "simulate")
         #expect(settings.durationSeconds == 30)
@@ -449,5 +449,33 @@ struct ConfigValidationTests {
         let config = try DeviceConfig.parse(text: "{lcd: {address: \(written)}}", source: "t")
         #expect(config.lcd.address == .fixed(try #require(I2CAddress(value))))
         #expect(try DeviceConfig.parse(text: "{lcd: {address: 'auto'}}", source: "t").lcd.address == .auto)
+    }
+}
+
+@Suite("send and keypad.verify: one reader for a command section")
+struct CommandSectionTests {
+    @Test("a wrong command, timeout or environment is refused in the same words in send and in keypad.verify")
+    func sameRules() {
+        let section = "{command: [], timeoutSeconds: 0, environment: {\"1x\": \"v\"}}"
+        let text = "{send: \(section), keypad: {verify: \(section)}}"
+        var messages: [String] = []
+        do throws(ConfigErrors) {
+            _ = try DeviceConfig.parse(text: text, source: "c.json5")
+        } catch {
+            messages = error.errors.map { "\($0.path): \($0.message)" }
+        }
+        let send = messages.filter { $0.hasPrefix("send.") }.map { String($0.dropFirst("send.".count)) }
+        let verify = messages.filter { $0.hasPrefix("keypad.verify.") }.map { String($0.dropFirst("keypad.verify.".count)) }
+        #expect(send.count == 3)
+        #expect(send == verify)
+    }
+
+    @Test("a valid command section is read into send and keypad.verify alike")
+    func sameValues() throws {
+        let section = "{command: [\"/bin/x\", \"-v\"], timeoutSeconds: 7, environment: {A: \"b\"}}"
+        let config = try DeviceConfig.parse(text: "{send: \(section), keypad: {verify: \(section)}}", source: "c.json5")
+        #expect(config.send.command == ["/bin/x", "-v"] && config.keypad.verify.command == ["/bin/x", "-v"])
+        #expect(config.send.timeoutSeconds == 7 && config.keypad.verify.timeoutSeconds == 7)
+        #expect(config.send.environment == ["A": "b"] && config.keypad.verify.environment == ["A": "b"])
     }
 }

@@ -136,7 +136,7 @@ struct KeypadStateRequiredTests {
             )
         }
         let plain = try? RunOptions.parse(["--config", "/k.json5", "--state-file", "off"], readConfig: { _ in .text("{}") })
-        #expect(plain?.stateFile == nil)
+        #expect(plain?.config.stateFile == nil)
     }
 }
 

@@ -3,6 +3,7 @@ import HAL
 import HALLinux
 import ResendApp
 import ResendConfig
+import ResendCore
 import ResendDevice
 import ResendSimulator
 import Testing
@@ -87,17 +88,17 @@ struct DeviceOptionsTests {
     @Test("run defaults: GPIO17 pulled up, active-low, bus 1, address 0x27, no LED, no refresh, plain log")
     func runDefaults() throws {
         let options = try RunOptions.parse([])
-        #expect(options.button == .named("GPIO17"))
-        #expect(options.buttonBias == .pullUp)
-        #expect(!options.buttonActiveHigh)
-        #expect(options.kernelDebounceMilliseconds == nil)
-        #expect(options.led == nil)
-        #expect(options.i2cBus == 1)
-        #expect(options.address == .fixed(I2CAddress(0x27)!))
-        #expect(options.refreshSeconds == nil)
-        #expect(options.logFormat == .plain)
-        #expect(options.settings.durationSeconds == 60)
-        #expect(options.settings.geometry == .lcd16x2)
+        #expect(options.config.button.lineSpec == .named("GPIO17"))
+        #expect(options.config.button.bias == .pullUp)
+        #expect(options.config.button.activeLow)
+        #expect(options.config.button.kernelDebounceMs == nil)
+        #expect(options.config.led.lineSpec == nil)
+        #expect(options.config.lcd.bus == 1)
+        #expect(options.config.lcd.address == .fixed(I2CAddress(0x27)!))
+        #expect(options.config.lcd.refreshSeconds == nil)
+        #expect(options.config.log.format == .plain)
+        #expect(options.config.behaviour.durationSeconds == 60)
+        #expect(options.config.behaviour.geometry == .lcd16x2)
     }
 
     @Test("run takes every flag")
@@ -108,28 +109,55 @@ struct DeviceOptionsTests {
                 "--led", "GPIO27", "--led-active-low", "--i2c-bus", "3", "--address", "0x3f", "--refresh", "30",
                 "--log-format", "json", "--duration", "90", "--geometry", "20x4", "--debounce", "30", "--debounce-mode", "prompt",
             ], supportsKernelDebounce: true)
-        #expect(options.button == .chipOffset(chip: 4, offset: 17))
-        #expect(options.buttonBias == .asIs)
-        #expect(options.buttonActiveHigh)
-        #expect(options.kernelDebounceMilliseconds == 5)
-        #expect(options.led == .named("GPIO27"))
-        #expect(options.ledActiveLow)
-        #expect(options.i2cBus == 3)
-        #expect(options.address == .fixed(I2CAddress(0x3F)!))
-        #expect(options.refreshSeconds == 30)
-        #expect(options.logFormat == .json)
-        #expect(options.settings.durationSeconds == 90)
-        #expect(options.settings.geometry == .lcd20x4)
-        #expect(options.settings.debounceMilliseconds == 30)
-        #expect(options.settings.debounceMode == .prompt)
-        #expect(try RunOptions.parse(["--refresh", "off"]).refreshSeconds == nil)
+        #expect(options.config.button.lineSpec == .chipOffset(chip: 4, offset: 17))
+        #expect(options.config.button.bias == .asIs)
+        #expect(!options.config.button.activeLow)
+        #expect(options.config.button.kernelDebounceMs == 5)
+        #expect(options.config.led.lineSpec == .named("GPIO27"))
+        #expect(options.config.led.activeLow)
+        #expect(options.config.lcd.bus == 3)
+        #expect(options.config.lcd.address == .fixed(I2CAddress(0x3F)!))
+        #expect(options.config.lcd.refreshSeconds == 30)
+        #expect(options.config.log.format == .json)
+        #expect(options.config.behaviour.durationSeconds == 90)
+        #expect(options.config.behaviour.geometry == .lcd20x4)
+        #expect(options.config.behaviour.debounceMilliseconds == 30)
+        #expect(options.config.behaviour.debounceMode == .prompt)
+        #expect(try RunOptions.parse(["--refresh", "off"]).config.lcd.refreshSeconds == nil)
     }
 
     @Test("bias names", arguments: [("pull-up", GPIOBias.pullUp), ("pull-down", .pullDown), ("disabled", .disabled), ("as-is", .asIs)])
     func biasNames(name: String, bias: GPIOBias) throws {
         let options = try RunOptions.parse(["--button-bias", name])
-        #expect(options.buttonBias == bias)
-        #expect(options.biasName == name)
+        #expect(options.config.button.bias == bias)
+        #expect(options.config.button.bias.name == name)
+    }
+
+    @Test("every bias word is taken alike by the file and by --button-bias, and run --help lists them all")
+    func biasVocabulary() throws {
+        for entry in GPIOBias.vocabulary {
+            let file = try DeviceConfig.parse(text: "{button: {bias: \"\(entry.name)\"}}", source: "c.json5")
+            #expect(file.button.bias == entry.bias)
+            #expect(try RunOptions.parse(["--button-bias", entry.name]).config.button.bias == entry.bias)
+            #expect(RunOptions.help.contains(entry.name))
+            #expect(file.summary.contains("(\(entry.summary), active-low"))
+        }
+        #expect(RunOptions.help.contains("--button-bias BIAS      pull-up (default), pull-down, disabled (external resistor) or as-is\n"))
+    }
+
+    @Test("every log format and debounce mode is taken alike by the file and by the flag")
+    func formatAndModeVocabularies() throws {
+        for format in LogFormat.allCases {
+            #expect(try DeviceConfig.parse(text: "{log: {format: \"\(format.rawValue)\"}}", source: "c.json5").log.format == format)
+            #expect(try RunOptions.parse(["--log-format", format.rawValue]).config.log.format == format)
+        }
+        for entry in DebounceMode.vocabulary {
+            #expect(try DeviceConfig.parse(text: "{button: {debounceMode: \"\(entry.name)\"}}", source: "c.json5").button.debounceMode == entry.mode)
+            #expect(try RunOptions.parse(["--debounce-mode", entry.name]).config.button.debounceMode == entry.mode)
+        }
+        #expect(
+            exitError { () throws(ExitError) in try RunOptions.parse(["--log-format", "xml"]) }?.message
+                == "run: --log-format: 'xml' is not a format; use plain or json")
     }
 
     static let addresses: [(String, UInt8?)] = [

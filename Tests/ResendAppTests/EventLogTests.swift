@@ -313,7 +313,7 @@ struct StartedLineTests {
     func startedLine() throws {
         var options = try RunOptions.parse(
             ["--led", "gpiochip0:27", "--led-active-low", "--refresh", "600", "--duration", "90"], readConfig: { _ in .missing })
-        options.logFormat = .json
+        options.config.log.format = .json
         let record = startedRecord(
             options, button: GPIOLineLocation(chipPath: "/dev/gpiochip0", offset: 17, name: "GPIO17"),
             led: GPIOLineLocation(chipPath: "/dev/gpiochip0", offset: 27), busPath: "/dev/i2c-1", writes: false, address: I2CAddress(0x3F)!)

@@ -36,12 +36,12 @@ struct PiFirstDayTests {
         #expect(check?.code == .config)
         // A flag naming the address settles it.
         let options = try RunOptions.parse(["--config", "/c.json5", "--address", "0x3f"], readConfig: { _ in .text(file) })
-        #expect(options.address == .fixed(I2CAddress(0x3F)!))
+        #expect(options.config.lcd.address == .fixed(I2CAddress(0x3F)!))
     }
 
     @Test("run's default address is 0x27, the common backpack; check still scans both ranges")
     func defaults() throws {
-        #expect(try RunOptions.parse([], readConfig: { _ in .missing }).address == .fixed(I2CAddress(0x27)!))
+        #expect(try RunOptions.parse([], readConfig: { _ in .missing }).config.lcd.address == .fixed(I2CAddress(0x27)!))
         #expect(CheckOptions().address == .auto)
     }
 
