@@ -150,10 +150,11 @@ extension DeviceConfig.LED {
     /// that is not `button`'s.
     fileprivate mutating func apply(_ parsed: ParsedArguments, button: LineSpec, command: String) throws(ExitError) {
         if let text = parsed.value("led") { lineSpec = try LineSpec.parse(text, option: "led", command: command) }
-        if parsed.has("led-active-low") { activeLow = true }
-        // The file's `led.activeLow` without `led.line` is refused in these words too.
-        if activeLow && line == nil {
-            throw ExitError(.usage, "\(command): --led-active-low needs --led LINE")
+        if parsed.has("led-active-low") {
+            activeLow = true
+            // The flag alone is a mistake the user typed; the file's `led.activeLow` without
+            // `led.line` (an LED taken out by nulling its line) describes no LED and changes nothing.
+            if line == nil { throw ExitError(.usage, "\(command): --led-active-low needs --led LINE") }
         }
         try LineSpec.checkLED(lineSpec, button: button, command: command)
     }
@@ -171,8 +172,8 @@ extension DeviceConfig.LCD {
 
     /// Writes `--i2c-bus`, `--address` and `--refresh` over these fields (`--geometry` goes
     /// through `DeviceConfig.behaviour`). `auto` is refused, from a flag (exit 64) or from the
-    /// file at `configPath` (exit 78): see `autoAddressRefusal`. `--refresh off` keeps the
-    /// file's `lcd.refreshSeconds`.
+    /// file at `configPath` (exit 78): see `autoAddressRefusal`. `--refresh off` turns off a
+    /// refresh the file sets.
     fileprivate mutating func apply(_ parsed: ParsedArguments, configPath: String, command: String) throws(ExitError) {
         if let text = parsed.value("i2c-bus") {
             bus = try parseInteger(text, option: "i2c-bus", range: Self.busRange, unit: "a bus number", command: command)
@@ -183,8 +184,10 @@ extension DeviceConfig.LCD {
         } else if address == .auto {
             throw ExitError(.config, "\(configPath): lcd.address: \"auto\" is for 'resend-button check' only: " + autoAddressRefusal)
         }
-        if let text = parsed.value("refresh"), text != "off" {
-            refreshSeconds = try parseInteger(text, option: "refresh", range: Self.refreshRange, unit: "whole seconds (or off)", command: command)
+        if let text = parsed.value("refresh") {
+            refreshSeconds =
+                text == "off"
+                ? nil : try parseInteger(text, option: "refresh", range: Self.refreshRange, unit: "whole seconds (or off)", command: command)
         }
     }
 }

@@ -42,7 +42,7 @@ public struct DeviceConfig: Hashable, Sendable {
 
     /// `button`: the push-button on a GPIO line.
     public struct Button: Hashable, Sendable {
-        /// `button.line`: the GPIO line's name as the kernel knows it (gpioinfo), not a chip offset.
+        /// `button.line`: the GPIO line's name as the kernel knows it (gpioinfo), or `gpiochipN:OFFSET`.
         public var line = "GPIO17"
         /// `button.bias`: "pull-up" (a button to ground), "pull-down" (a button to 3V3), "disabled"
         /// (an external resistor), "as-is" (leave what the firmware set).

@@ -92,6 +92,24 @@ struct ConfigIntegrationTests {
         #expect(options.config.controllerConfig.hasSendCommand)
     }
 
+    @Test("--refresh off turns off the refresh the file sets")
+    func refreshOffOverridesTheFile() throws {
+        let read: (String) -> ConfigFileContents = { _ in .text("{lcd: {refreshSeconds: 600}}") }
+        #expect(try RunOptions.parse(["--config", "/r.json5"], readConfig: read).config.lcd.refreshSeconds == 600)
+        #expect(try RunOptions.parse(["--config", "/r.json5", "--refresh", "off"], readConfig: read).config.lcd.refreshSeconds == nil)
+    }
+
+    @Test("the file's led.activeLow without led.line is no LED, as config check says; --led-active-low alone is still refused")
+    func activeLowWithoutALineInTheFile() throws {
+        let read: (String) -> ConfigFileContents = { _ in .text("{led: {line: null, activeLow: true}}") }
+        let options = try RunOptions.parse(["--config", "/a.json5"], readConfig: read)
+        #expect(options.config.led.lineSpec == nil)
+        let error = exitError { () throws(ExitError) in try RunOptions.parse(["--config", "/a.json5", "--led-active-low"], readConfig: read) }
+        #expect(error?.code == .usage)
+        #expect(error?.message == "run: --led-active-low needs --led LINE")
+        #expect(try RunOptions.parse(["--config", "/a.json5", "--led", "GPIO27"], readConfig: read).config.led.activeLow)
+    }
+
     @Test("the file's button and LED lines read back as the same specs the flags give")
     func configuredLinesAreSpecs() throws {
         let options = try RunOptions.parse(["--config", "/l.json5"]) { _ in .text("{button: {line: \"gpiochip1:7\"}, led: {line: \"GPIO6\"}}") }
