@@ -246,8 +246,8 @@ fleet_scenarios() {
     version=$(fleet_version)
     if ((status != 0)); then
         fleet_fail 1 "apt-get update/install exited with $status"
-    elif grep -qE '^(W|E): ' <<<"$out"; then
-        fleet_fail 1 "apt printed a warning or an error: $(grep -E '^(W|E): ' <<<"$out" | head -n 1)"
+    elif grep -qE '^(W|E|Warning|Error): ' <<<"$out"; then
+        fleet_fail 1 "apt printed a warning or an error: $(grep -E '^(W|E|Warning|Error): ' <<<"$out" | head -n 1)"
     elif [[ $version != "$fleet_version_n" ]]; then
         fleet_fail 1 "installed version '$version', not $fleet_version_n"
     elif ! fleet_ssh cmp -s /usr/share/resend-button/config.json5 /etc/resend-button/config.json5 </dev/null; then
