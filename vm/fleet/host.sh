@@ -65,6 +65,29 @@ fleet_foreign() {
     echo "$tree"
 }
 
+# fleet_fetch SUITE FOLDER PACKAGE...: downloads the arm64 .debs of PACKAGE from SUITE's archive
+# into FOLDER: bookworm through the private apt state of vm/arm64/host.sh (arm64_fetch), another
+# suite through one of its own beside it, .cache/vm/fleet/apt-SUITE (SUITE main from fleet_mirror,
+# Debian's archive key), with the same arm64_apt (its arm64_apt_dir shadowed here).
+fleet_fetch() {
+    local suite=$1 folder=$2
+    shift 2
+    if [[ $suite == bookworm ]]; then
+        arm64_fetch "$folder" "$@"
+        return
+    fi
+    local arm64_apt_dir=$fleet_cache/apt-$suite key=/usr/share/keyrings/debian-archive-keyring.gpg
+    [[ -f $key ]] || die "$key is missing (package debian-archive-keyring)"
+    step "apt-get update (private arm64 state: $(fleet_mirror "$suite") $suite)" >&2
+    mkdir -p "$arm64_apt_dir"/{state,lists/partial,cache/archives/partial,sources.list.d} "$folder"
+    : >"$arm64_apt_dir/status"
+    printf 'deb [signed-by=%s] %s %s main\n' "$key" "$(fleet_mirror "$suite")" "$suite" >"$arm64_apt_dir/sources.list"
+    arm64_apt apt-get -qq update || die "apt-get update of the arm64 package lists of $suite failed"
+    # apt's sandbox user cannot write to the cache folder: download as is (apt warns).
+    (cd "$folder" && arm64_apt apt-get download -q "$@" 2>&1 |
+        grep -v -e '^W: Download is performed unsandboxed' -e '^Get:' -e '^Fetched' >&2) || true
+}
+
 # The arm64 kernel's modules these guests need beyond arm64_prepare's: the virtio disk (the
 # second stage writes its tree there) and network (SSH, the repository). Debian builds them as
 # modules; those the kernel has built in are skipped (modules.builtin).

@@ -120,34 +120,54 @@ fleet_prepare() {
 }
 # fleet_stand_in DEB: the guest has no Debian apt source (it installs only from the test's
 # repository), and its tree holds only the packages of fleet_packages: a Depends of DEB that the
-# tree lacks (libmosquitto1 since the MQTT adapter, issue 21) is downloaded here for arm64 (the
-# private apt state of vm/arm64/host.sh: bookworm's archive) into a flat repository signed with
-# the same throwaway key, $fleet_work/repo/debian-stand-in/, which the guest follows as a stand-in
-# for Debian's archive (a panel has Debian's own sources). Its own Depends must be in the tree.
+# tree lacks (libmosquitto1 since the MQTT adapter, issue 21), and what that needs in turn that the
+# tree lacks, is downloaded here for arm64 from the archive of the guest's own release (fleet_fetch:
+# bookworm's or trixie's) into a flat repository signed with the same throwaway key,
+# $fleet_work/repo/debian-stand-in/, which the guest follows as a stand-in for Debian's archive (a
+# panel has Debian's own sources). So the tree is not rebuilt for a new library.
 # Sets fleet_stand_in_packages (empty when the tree has every Depends).
 fleet_stand_in() {
-    local deb=$1 status name missing=() dir=$fleet_work/repo/debian-stand-in file dep
+    local deb=$1 status name missing=() queue=() dir=$fleet_work/repo/debian-stand-in file dep
     status=$(tar -xOf "$fleet_tar" ./var/lib/dpkg/status)
     # the names the tree has: installed packages and what they provide
     local have
     have=$(awk '/^Package: / { print $2 } /^Provides: / { sub(/^Provides: /, ""); n = split($0, p, /, */); for (i = 1; i <= n; i++) { sub(/ .*/, "", p[i]); print p[i] } }' <<<"$status" | sort -u)
-    fleet_depends_names() { dpkg-deb -f "$1" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*//; s/:any//; s/^ *//; s/ *$//' | grep -v '^$'; }
+    # (the first of alternatives; an alternative the tree has counts as met)
+    fleet_depends_names() {
+        dpkg-deb -f "$1" Depends | tr ',' '\n' | while IFS= read -r dep; do
+            local alt first=
+            while IFS= read -r alt; do
+                alt=$(sed 's/(.*//; s/:any//; s/^ *//; s/ *$//' <<<"$alt")
+                [[ -n $alt ]] || continue
+                [[ -n $first ]] || first=$alt
+                grep -qxF "$alt" <<<"$have" && { first=$alt; break; }
+            done < <(tr '|' '\n' <<<"$dep")
+            [[ -z $first ]] || echo "$first"
+        done
+    }
     while read -r name; do
-        grep -qxF "$name" <<<"$have" || missing+=("$name")
+        grep -qxF "$name" <<<"$have" || queue+=("$name")
     done < <(fleet_depends_names "$deb")
-    fleet_stand_in_packages=${missing[*]}
-    ((${#missing[@]})) || return 0
-    step "fleet $fleet_suite: ${missing[*]} (Depends of the package, not in the tree): a signed stand-in for Debian's archive"
+    fleet_stand_in_packages=
+    ((${#queue[@]})) || return 0
     rm -rf "$dir"
     mkdir -p "$dir"
-    arm64_fetch "$dir" "${missing[@]}"
-    for name in "${missing[@]}"; do
-        file=$(find "$dir" -name "${name}_*_arm64.deb" -o -name "${name}_*_all.deb" | head -n 1)
-        [[ -n $file ]] || die "apt-get download $name (arm64) failed"
-        while read -r dep; do
-            grep -qxF "$dep" <<<"$have" || die "$name needs $dep, which the fleet tree lacks (add it to fleet_packages)"
-        done < <(fleet_depends_names "$file")
+    while ((${#queue[@]})); do
+        step "fleet $fleet_suite: ${queue[*]} (Depends of the package, not in the tree): from $fleet_suite's archive into a signed stand-in for it"
+        fleet_fetch "$fleet_suite" "$dir" "${queue[@]}"
+        missing+=("${queue[@]}")
+        local next=()
+        for name in "${queue[@]}"; do
+            file=$(find "$dir" -name "${name}_*_arm64.deb" -o -name "${name}_*_all.deb" | head -n 1)
+            [[ -n $file ]] || die "apt-get download $name (arm64, $fleet_suite) failed"
+            while read -r dep; do
+                grep -qxF "$dep" <<<"$have" && continue
+                [[ " ${missing[*]} ${next[*]} " == *" $dep "* ]] || next+=("$dep")
+            done < <(fleet_depends_names "$file")
+        done
+        queue=("${next[@]}")
     done
+    fleet_stand_in_packages=${missing[*]}
     (cd "$dir" && apt-ftparchive packages . >Packages && apt-ftparchive \
         -o APT::FTPArchive::Release::Origin="vm-test Debian stand-in" release . >../stand-in.Release &&
         mv ../stand-in.Release Release) \
@@ -226,8 +246,8 @@ fleet_scenarios() {
     version=$(fleet_version)
     if ((status != 0)); then
         fleet_fail 1 "apt-get update/install exited with $status"
-    elif grep -qE '^(W|E): ' <<<"$out"; then
-        fleet_fail 1 "apt printed a warning or an error: $(grep -E '^(W|E): ' <<<"$out" | head -n 1)"
+    elif grep -qE '^(W|E|Warning|Error): ' <<<"$out"; then
+        fleet_fail 1 "apt printed a warning or an error: $(grep -E '^(W|E|Warning|Error): ' <<<"$out" | head -n 1)"
     elif [[ $version != "$fleet_version_n" ]]; then
         fleet_fail 1 "installed version '$version', not $fleet_version_n"
     elif ! fleet_ssh cmp -s /usr/share/resend-button/config.json5 /etc/resend-button/config.json5 </dev/null; then
@@ -315,6 +335,7 @@ fleet_scenarios() {
 
     if [[ $fleet_suite == bookworm ]]; then
         fleet_ansible
+        fleet_ansible_retry
     fi
     echo "VM-TEST DONE failures=$fleet_failures"
 }
@@ -391,5 +412,57 @@ END
         fleet_fail 5 "the second run restarted the service (main PID $pid2 -> $pid3)"
     else
         fleet_pass 5 "run 1 ($s1 s): $recap1, restarted (main PID $pid1 -> $pid2), the inventory's configuration and a 0640 secret on the panel; run 2 ($s2 s): $recap2, no restart"
+    fi
+}
+
+# fleet_ansible_retry (bookworm, after fleet_ansible): a restart that failed is done by the next
+# run. Run 3: the inventory's cooldown 45 -> 50, and the unit refuses a manual restart (a runtime
+# drop-in with RefuseManualStart=yes: `systemctl restart` fails at once, the old process runs on
+# with the old configuration, as after a handler that failed or never ran); the play fails in the
+# handler. Run 4, the drop-in gone, the same inventory: no file changes, and yet the service is
+# restarted into the new configuration (its `started` line says duration=50). Run 5: changed=0.
+fleet_ansible_retry() {
+    local a=$fleet_work/ansible pid3 pid4 pid5 st3=0 st4=0 st5=0 recap3 recap4 recap5 config started old_started t0 s4
+    local dropin=/run/systemd/system/resend-button.service.d
+    fleet_begin 6 "a restart that failed in one Ansible run (refused by the unit, the old process on the old configuration) is done by the next run, which changes no file; then changed=0"
+    sed -i 's/cooldown: { seconds: 45 }/cooldown: { seconds: 50 }/' "$a/inventory.yml"
+    fleet_ssh "mkdir -p $dropin && printf '[Unit]\nRefuseManualStart=yes\n' > $dropin/vm-test-refuse.conf && systemctl daemon-reload" </dev/null
+    pid3=$(fleet_property MainPID)
+    fleet_ansible_playbook >"$a/run3.log" 2>&1 || st3=$?
+    sed 's/^/    run 3: /' "$a/run3.log"
+    recap3=$(sed -n "s/^panel-$fleet_suite *: //p" "$a/run3.log")
+    config=$(fleet_ssh cat /etc/resend-button/config.json5 </dev/null)
+    old_started=$(fleet_ssh "journalctl -q -o cat _PID=$pid3 | grep '^[0-9.]* started ' | tail -n 1" </dev/null)
+    echo "the process running after run 3 (main PID $(fleet_property MainPID)): $old_started"
+    fleet_ssh "rm $dropin/vm-test-refuse.conf && systemctl daemon-reload" </dev/null
+    t0=$SECONDS
+    fleet_ansible_playbook >"$a/run4.log" 2>&1 || st4=$?
+    s4=$((SECONDS - t0))
+    sed 's/^/    run 4: /' "$a/run4.log"
+    recap4=$(sed -n "s/^panel-$fleet_suite *: //p" "$a/run4.log")
+    fleet_wait_active 60
+    pid4=$(fleet_property MainPID)
+    started=$(fleet_ssh "journalctl -q -o cat _PID=$pid4 | grep '^[0-9.]* started ' | tail -n 1" </dev/null)
+    echo "the process running after run 4 (main PID $pid4): $started"
+    fleet_ansible_playbook >"$a/run5.log" 2>&1 || st5=$?
+    sed 's/^/    run 5: /' "$a/run5.log"
+    recap5=$(sed -n "s/^panel-$fleet_suite *: //p" "$a/run5.log")
+    pid5=$(fleet_property MainPID)
+    if ((st3 == 0)) || [[ $recap3 != *failed=1* ]] || ! grep -q 'Operation refused' "$a/run3.log"; then
+        fleet_fail 6 "run 3 did not fail on the refused restart (exit $st3; $recap3)"
+    elif ! grep -q '"seconds": 50' <<<"$config"; then
+        fleet_fail 6 "run 3 did not write the new configuration"
+    elif [[ $old_started != *" duration=45 "* ]]; then
+        fleet_fail 6 "after run 3 the running process is not the one with the old configuration: $old_started"
+    elif ((st4 != 0 || st5 != 0)); then
+        fleet_fail 6 "run 4 or 5 failed (run 4: exit $st4, $recap4; run 5: exit $st5, $recap5)"
+    elif ! grep -q 'RUNNING HANDLER \[resend_button : Restart resend-button\]' "$a/run4.log" || [[ $pid4 == "$pid3" ]]; then
+        fleet_fail 6 "run 4 did not restart the service (main PID $pid3 -> $pid4; $recap4): the panel runs the old configuration"
+    elif [[ $started != *" duration=50 "* ]]; then
+        fleet_fail 6 "after run 4 the service does not run the new configuration: $started"
+    elif [[ $recap5 != *" changed=0 "* ]] || grep -q 'RUNNING HANDLER' "$a/run5.log" || [[ $pid5 != "$pid4" ]]; then
+        fleet_fail 6 "run 5 was not a no-op (main PID $pid4 -> $pid5): $recap5"
+    else
+        fleet_pass 6 "run 3: $recap3, the restart refused, PID $pid3 still on duration=45; run 4 ($s4 s): $recap4, restarted (main PID $pid3 -> $pid4, duration=50); run 5: $recap5, no restart"
     fi
 }
