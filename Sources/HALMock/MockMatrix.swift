@@ -121,7 +121,7 @@ public final class MockMatrix {
         public var count: Int { matrix.rows }
         public mutating func setActive(_ index: Int, _ active: Bool) throws(HALError) {
             guard index >= 0 && index < matrix.rows else {
-                throw HALError(.invalidArgument, operation: "set matrix row " + mockDecimal(index))
+                throw HALError(.invalidArgument, operation: "set matrix row " + decimalDigits(index))
             }
             matrix.drive(index, active ? .low : .highZ)
         }
@@ -184,16 +184,4 @@ public final class MockMatrix {
             }
         }
     }
-}
-
-/// `value` in decimal (no `description` in Embedded-style code).
-func mockDecimal(_ value: Int) -> String {
-    var magnitude = value.magnitude
-    var digits: [UInt8] = []
-    repeat {
-        digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-        magnitude /= 10
-    } while magnitude > 0
-    if value < 0 { digits.append(UInt8(ascii: "-")) }
-    return String(decoding: digits.reversed(), as: UTF8.self)
 }
