@@ -26,13 +26,29 @@ let package = Package(
         .target(name: "ResendConfig", dependencies: ["HAL", "CharacterLCD", "ResendCore"], swiftSettings: strict),
         // Mock hardware: knows only the HAL.
         .target(name: "HALMock", dependencies: ["HAL"], swiftSettings: strict),
-        // Wiring, CLI parsing, simulator: the executable's logic as a library so tests can drive it.
+        // What `run` and the simulator share: exit codes, option parsing, the event loop's
+        // environment and runLoop, the send/verify command service, the event log, the LCD display,
+        // configuration loading, the MQTT link, the state path check.
         .target(
-            name: "ResendApp", dependencies: ["HAL", "CharacterLCD", "ResendCore", "ResendConfig", "HALMock", "HALLinux"], swiftSettings: strict),
-        .executableTarget(name: "resend-button", dependencies: ["ResendApp", "ResendConfig", "HALLinux", "HAL", "CLinuxOS"], swiftSettings: strict),
+            name: "ResendDevice", dependencies: ["HAL", "CharacterLCD", "ResendCore", "ResendConfig", "HALMock", "HALLinux"], swiftSettings: strict),
+        // The simulator on mock hardware: its options, headless scripts, the interactive terminal UI,
+        // the mock services (phone, keypad, door).
+        .target(
+            name: "ResendSimulator", dependencies: ["ResendDevice", "HAL", "CharacterLCD", "ResendCore", "ResendConfig", "HALMock", "HALLinux"],
+            swiftSettings: strict),
+        // The command line and the commands `run`, `check`, `config` and `output` on Linux hardware:
+        // the executable's logic as a library so tests can drive it.
+        .target(
+            name: "ResendApp",
+            dependencies: ["ResendDevice", "ResendSimulator", "HAL", "CharacterLCD", "ResendCore", "ResendConfig", "HALLinux"],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "resend-button", dependencies: ["ResendApp", "ResendSimulator", "ResendDevice", "ResendConfig", "HALLinux", "HAL", "CLinuxOS"],
+            swiftSettings: strict),
         // scripts/bench: wire bytes, CPU cost, real-time latency and accuracy, wake-ups, memory (BENCHMARKS.md).
         .executableTarget(
-            name: "resend-bench", dependencies: ["ResendApp", "ResendConfig", "ResendCore", "CharacterLCD", "HALMock", "HALLinux", "HAL"],
+            name: "resend-bench",
+            dependencies: ["ResendDevice", "ResendSimulator", "ResendConfig", "ResendCore", "CharacterLCD", "HALMock", "HALLinux", "HAL"],
             swiftSettings: strict),
         // scripts/vm-test: decodes the plain-I2C test adapter's record into the glass (HALMock's emulator).
         .executableTarget(name: "hd44780-decode", dependencies: ["HALMock", "HAL"], swiftSettings: strict),
@@ -58,7 +74,10 @@ let package = Package(
         .testTarget(name: "HALMockTests", dependencies: ["HALMock", "HAL", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HALLinuxTests", dependencies: ["HALLinux", "HAL", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "ResendAppTests", dependencies: ["ResendApp", "ResendConfig", "HALMock", "CharacterLCD", "ResendCore", "HAL", "TestSupport"],
+            name: "ResendAppTests",
+            dependencies: [
+                "ResendApp", "ResendSimulator", "ResendDevice", "ResendConfig", "HALMock", "CharacterLCD", "ResendCore", "HAL", "TestSupport",
+            ],
             swiftSettings: strict),
     ]
 )
@@ -68,6 +87,7 @@ let package = Package(
 if Context.environment["RESEND_FUZZ"] == "1" {
     package.targets.append(
         .executableTarget(
-            name: "resend-fuzz", dependencies: ["ResendApp", "ResendConfig", "ResendCore", "CharacterLCD", "HALMock", "HAL"],
+            name: "resend-fuzz",
+            dependencies: ["ResendApp", "ResendSimulator", "ResendDevice", "ResendConfig", "ResendCore", "CharacterLCD", "HALMock", "HAL"],
             path: "Fuzz/Sources", swiftSettings: strict))
 }

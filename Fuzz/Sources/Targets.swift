@@ -4,6 +4,8 @@ import HALMock
 import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 
 /// The text of an input: its bytes as UTF-8, invalid sequences replaced (as the program reads files).
 func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }

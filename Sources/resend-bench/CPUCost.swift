@@ -1,8 +1,9 @@
 import CharacterLCD
 import HAL
 import HALLinux
-import ResendApp
 import ResendCore
+import ResendDevice
+import ResendSimulator
 
 // Figure 2: CPU time per controller event and per rendered frame, on the real monotonic clock.
 

@@ -1,9 +1,10 @@
 import CharacterLCD
 import HAL
 import HALMock
-import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 
 // Figure 7: the keypad (issue 14) on virtual time, through the device's one loop (`EventLoop`) with the code entry,
 // coordinator, driver and backpack, onto the HD44780 emulator behind a recording bus with the

@@ -3,8 +3,9 @@ import Glibc
 import HAL
 import HALLinux
 import HALMock
-import ResendApp
 import ResendCore
+import ResendDevice
+import ResendSimulator
 
 // Figures 3-6: the product's real-time loop (LinuxEventSource: poll + timerfd + signalfd, SleepDelay,
 // the driver inside LCDDisplay) on CLOCK_MONOTONIC, with presses fed through a pipe by another

@@ -1,8 +1,9 @@
 import CharacterLCD
 import HAL
 import HALMock
-import ResendApp
 import ResendCore
+import ResendDevice
+import ResendSimulator
 
 // Figure 1: what goes over the I2C wire, counted on the recording bus, next to the protocol floor.
 

@@ -3,6 +3,8 @@ import HAL
 import HALLinux
 import ResendApp
 import ResendConfig
+import ResendDevice
+import ResendSimulator
 
 // SIGINT and SIGTERM keep their default action (end the process, status 130/143 in a shell)
 // until an event loop takes them through its signalfd (`Poller`), and get it back when the loop

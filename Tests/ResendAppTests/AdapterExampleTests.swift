@@ -2,6 +2,8 @@ import Testing
 
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 /// The example configurations of docs/verification.md, one per adapter route.
 @Suite("board/examples: the verification routes' example configurations")

@@ -4,6 +4,8 @@ import HALLinux
 import Testing
 
 @testable import ResendApp
+@testable import ResendDevice
+@testable import ResendSimulator
 
 private func node(_ path: String) -> DeviceNodeAccess {
     DeviceNodeAccess(path: path, exists: true, accessible: true, group: nil)

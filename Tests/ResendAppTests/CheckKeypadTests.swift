@@ -4,6 +4,8 @@ import HALMock
 import Testing
 
 @testable import ResendApp
+@testable import ResendDevice
+@testable import ResendSimulator
 
 /// `check` with a matrix keypad in the configuration: the row and column lines, the key test.
 @Suite("check: the matrix keypad")

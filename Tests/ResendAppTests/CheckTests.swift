@@ -3,6 +3,8 @@ import HAL
 import HALLinux
 import HALMock
 import ResendApp
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// A /dev node this user may use, owned by `group`.

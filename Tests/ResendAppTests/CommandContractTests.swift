@@ -2,6 +2,8 @@ import HAL
 import HALMock
 import ResendApp
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 // The exit-code contract of the send and verify commands (docs/exit-codes.md), shown through the

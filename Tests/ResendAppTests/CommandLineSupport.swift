@@ -1,4 +1,6 @@
 import ResendApp
+import ResendDevice
+import ResendSimulator
 
 /// What `resend-button ARGS` did: its exit code and what it printed, as lines.
 struct CommandResult {

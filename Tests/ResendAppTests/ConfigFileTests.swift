@@ -2,6 +2,8 @@ import Testing
 
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 @Suite("Config file: loading, config check and the example file")
 struct ConfigFileTests {

@@ -4,6 +4,8 @@ import HALLinux
 import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// `run` and `simulate` read the configuration file first; flags override it.

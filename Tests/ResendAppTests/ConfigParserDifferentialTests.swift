@@ -3,6 +3,8 @@ import Testing
 
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 /// The product reads JSON5 with its own parser; the tests (which may use Foundation) compare it
 /// with FoundationEssentials' JSON5 decoder on files both read the same way. Where they differ by

@@ -3,6 +3,8 @@ import Testing
 
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 @Suite("Config file syntax: JSON5, and where it goes wrong")
 struct ConfigSyntaxTests {

@@ -1,5 +1,7 @@
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 /// What `resend-button ARGS` did, with `files` as the files named on the command line (the
 /// configuration file is read from the real file system); recorded for the equivalence corpus.

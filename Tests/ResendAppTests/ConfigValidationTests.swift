@@ -6,6 +6,8 @@ import Testing
 
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 @Suite("Config file validation: every problem names the key, the value and what is allowed")
 struct ConfigValidationTests {

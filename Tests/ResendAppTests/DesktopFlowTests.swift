@@ -4,6 +4,8 @@ import HALMock
 import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// A person at the terminal on a virtual clock: at each instant they type a text, decided only

@@ -3,6 +3,8 @@ import HAL
 import HALMock
 import ResendApp
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 private func deviceConfig(_ extra: String = "") -> [String: String] {
@@ -25,7 +27,7 @@ struct DeviceCodeProcessTests {
         let result = runCLI(
             [
                 "simulate", "--config", "kp.json5", "--headless", "--realtime", "--events", "--duration", "1", "--state-file", directory.stateFile,
-                "--send-command", "sh " + directory.path + "/send.sh", "--script", "press@0 keys@0.5:000000# end@1.5",
+                "--send-command", "sh " + directory.path + "/send.sh", "--script", "press@0 keys@3:000000# end@6",
             ],
             files: deviceConfig())
         #expect(result.code == .ok)
@@ -164,7 +166,7 @@ struct SessionDirectoryProcessTests {
             [
                 "simulate", "--config", "kp.json5", "--headless", "--realtime", "--duration", "1",
                 "--send-command", "sh " + directory.path + "/send.sh", "--verify-command", "sh " + directory.path + "/verify.sh",
-                "--script", "press@0 keys@0.3:1234# press@1.8 end@2.5",
+                "--script", "press@0 keys@2.5:1234# press@5 end@8",
             ],
             files: ["kp.json5": "{ keypad: { enabled: true, verify: { command: ['/bin/true'] } } }"])
         #expect(result.code == .ok)

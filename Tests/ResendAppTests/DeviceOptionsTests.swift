@@ -3,6 +3,8 @@ import HAL
 import HALLinux
 import ResendApp
 import ResendConfig
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// Runs `body`; returns the ExitError it threw, or nil.

@@ -2,6 +2,8 @@ import HAL
 import HALMock
 import ResendApp
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// A bus outage in the middle of a 60 s countdown: when it starts and ends, and what the display

@@ -3,6 +3,8 @@ import Testing
 
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 /// The documentation pages a maker reads: README.md, every page in docs/, and the board READMEs.
 private func documentationPages() throws -> [String] {

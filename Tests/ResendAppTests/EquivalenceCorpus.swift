@@ -3,6 +3,8 @@ import Synchronization
 
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 /// Records every command line the tests run (with the files they give it) for the equivalence
 /// suite (scripts/equivalence), which replays them through the cross-built ARM binaries under

@@ -3,6 +3,8 @@ import HALMock
 import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 // Issue 10: no input may crash the program; bad input gets one clear line and a sysexits code.

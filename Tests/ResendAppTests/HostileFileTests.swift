@@ -7,6 +7,8 @@ import Testing
 
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 /// What `resend-button ARGS` did with the real file system (the product's own readers).
 private func runReal(_ arguments: [String]) -> CommandResult {

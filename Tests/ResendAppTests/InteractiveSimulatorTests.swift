@@ -4,6 +4,8 @@ import HALMock
 import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// Keys typed at given instants on a virtual clock: `waitForKeys` moves the clock to the next

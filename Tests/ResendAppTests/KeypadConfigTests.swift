@@ -4,6 +4,8 @@ import Testing
 
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 /// An enabled matrix keypad with a verify command, plus `extra` keys inside `keypad`.
 private func keypad(_ extra: String = "", top: String = "") -> String {

@@ -4,6 +4,8 @@ import HALMock
 import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// The emulated LCD watched byte by byte: the instants a `*` appeared in the code field's cells

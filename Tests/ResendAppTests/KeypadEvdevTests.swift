@@ -6,6 +6,8 @@ import Testing
 @testable import HALLinux
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 /// A temporary directory standing in for /dev/input/by-id: a file at `path` is the device's link;
 /// opening it adopts a pipe the test writes struct input_event records into (64-bit layout).

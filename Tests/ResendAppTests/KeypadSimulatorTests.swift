@@ -3,6 +3,8 @@ import HALMock
 import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// A keypad configuration (4x3 matrix defaults) with these extra `keypad` members and `lcd` members.
@@ -133,7 +135,7 @@ struct KeypadSimulatorTests {
         let result = simulate(
             [
                 "--realtime", "--events", "--duration", "1", "--verify-command", "grep -qx 4711", "--script",
-                "press@0 keys@0.1:1234# keys@1.6:4711# end@3.2",
+                "press@0 keys@0.1:1234# keys@3.5:4711# end@7",  // 2 s and more for each check: a loaded machine starts grep late
             ],
             files: keypadConfig("output: { line: 'GPIO26', pulseMs: 5000 }"))
         #expect(result.code == .ok)

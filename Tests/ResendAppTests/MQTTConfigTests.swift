@@ -5,6 +5,8 @@ import ResendCore
 import Testing
 
 @testable import ResendApp
+@testable import ResendDevice
+@testable import ResendSimulator
 
 @Suite("The mqtt section: off by default, every value checked, never a password in the file")
 struct MQTTConfigTests {

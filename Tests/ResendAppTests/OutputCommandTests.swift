@@ -3,6 +3,8 @@ import HALLinux
 import Testing
 
 @testable import ResendApp
+@testable import ResendDevice
+@testable import ResendSimulator
 
 /// `resend-button output off`: the systemd unit's stop hook that drives the door strike inactive.
 @Suite("output off: the door strike's stop hook")

@@ -4,6 +4,8 @@ import HALMock
 import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// A wall time well away from the epoch.

@@ -4,6 +4,8 @@ import HALLinux
 import HALMock
 import ResendApp
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// Issue #11, the first day on a real Pi: `run` never writes to an address the user did not name,

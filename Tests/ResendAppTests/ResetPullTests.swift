@@ -2,6 +2,8 @@ import Testing
 
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 /// `config check` warns when the door strike's output is active at its pin's reset pull.
 @Suite("config check: the output line against the pin's reset pull")

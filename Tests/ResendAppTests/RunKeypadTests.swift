@@ -4,6 +4,8 @@ import Testing
 
 @testable import ResendApp
 @testable import ResendConfig
+@testable import ResendDevice
+@testable import ResendSimulator
 
 /// `run` with `keypad.enabled`: what it says when the keypad's lines are missing or busy, and how
 /// the `started` line names the keypad. (The real lines are driven in the VM tests, vm/.)

@@ -2,6 +2,8 @@ import HAL
 import HALMock
 import ResendApp
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 private func pad(_ text: String, _ width: Int = 16) -> String { text + String(repeating: " ", count: width - text.count) }

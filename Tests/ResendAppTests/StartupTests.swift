@@ -1,6 +1,8 @@
 import HAL
 import HALLinux
 import ResendApp
+import ResendDevice
+import ResendSimulator
 import Testing
 
 struct StartupCase: Sendable, CustomTestStringConvertible {

@@ -2,6 +2,8 @@ import Glibc
 import HAL
 import ResendApp
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// Line 1 of a `screen |...|...|` line of the simulator's output.

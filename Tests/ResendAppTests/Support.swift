@@ -4,6 +4,8 @@ import HALMock
 import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 
 /// What a display wrapper saw: every frame shown and every service call, with the loop's `now`.
 final class DisplayRecord {

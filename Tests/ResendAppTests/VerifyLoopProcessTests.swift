@@ -3,6 +3,8 @@ import HALLinux
 import HALMock
 import ResendApp
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// Keys at fixed real times in front of a real `LinuxEventSource` (which carries the verify

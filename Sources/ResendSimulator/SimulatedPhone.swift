@@ -2,6 +2,7 @@ import HAL
 import HALMock
 import ResendConfig
 import ResendCore
+import ResendDevice
 
 // The desktop flow of the interactive simulator: the code made on the device "arrives" as an SMS
 // on a simulated phone drawn beside the LCD, the person types it on the keypad keys, the program

@@ -4,6 +4,7 @@ import HALLinux
 import HALMock
 import ResendConfig
 import ResendCore
+import ResendDevice
 
 extension TerminalKeyboard: KeySource {
     public func waitForKeys(until deadline: Instant?) throws(HALError) -> [KeyInput] {

@@ -1,6 +1,7 @@
 import HAL
 import HALMock
 import ResendConfig
+import ResendDevice
 
 /// One step of a headless simulation script.
 public enum ScriptItem: Hashable, Sendable {
@@ -213,15 +214,6 @@ public func parseTime(_ text: String) -> TimeSpan? {
         millis = digits * [100, 10, 1][fraction.count - 1]
     }
     return .seconds(whole) + .milliseconds(millis)
-}
-
-/// `3.050`: seconds with exactly three decimals, for the headless output (never "3.5" for 3.050).
-public func formatSeconds3(_ span: TimeSpan) -> String {
-    let totalMillis = span.nanoseconds / 1_000_000
-    let sign = totalMillis < 0 ? "-" : ""
-    let magnitude = totalMillis < 0 ? -totalMillis : totalMillis
-    let fraction = String(magnitude % 1000)
-    return sign + String(magnitude / 1000) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction
 }
 
 /// The raw edges a script item produces, relative to the simulation's start.

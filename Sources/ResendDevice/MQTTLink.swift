@@ -5,16 +5,16 @@ import ResendCore
 
 /// The broker settings and topics of a configuration's `mqtt` section, made concrete: the host
 /// name filled in where the defaults name it, the password read from `passwordFile`.
-struct MQTTSetup {
-    var settings: MQTTClient.Settings
-    var topics: HomeAssistantTopics
+public struct MQTTSetup: Sendable {
+    public var settings: MQTTClient.Settings
+    public var topics: HomeAssistantTopics
 
     /// The longest password file read: a password is a line.
     static let passwordFileLimit = 4_096
 
     /// Refuses a password file that others may read (group or world bits), a missing or
     /// unreadable one, and a host name that cannot be a topic when the defaults need it.
-    init(_ config: DeviceConfig.MQTT, command: String) throws(ExitError) {
+    public init(_ config: DeviceConfig.MQTT, command: String) throws(ExitError) {
         let host = currentHostName() ?? "localhost"
         let hostPart = HomeAssistantTopics.isValidTopic(host) && !host.contains("/") ? host : "device"
         let base = config.baseTopic ?? "resend-button/" + hostPart
@@ -62,7 +62,7 @@ struct MQTTSetup {
 /// connection go to `log` once each (`MQTTClient.LinkState`); received commands become
 /// `LoopInput.remote` when the configuration allows them, refused ones are logged; Home
 /// Assistant's `online` republishes discovery and the state.
-func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, command: String, log: @escaping (LogRecord) -> Void) throws(ExitError)
+public func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, command: String, log: @escaping (LogRecord) -> Void) throws(ExitError)
     -> MQTTClient
 {
     let client: MQTTClient

@@ -4,6 +4,7 @@ import HALLinux
 import HALMock
 import ResendConfig
 import ResendCore
+import ResendDevice
 
 // The simulator with a keypad: when the configuration file enables `keypad`, the headless and the
 // interactive simulator build the coordinator with the code entry (`deviceCoordinator`, as `run`
@@ -131,7 +132,7 @@ extension SimulationServices {
 }
 
 /// The script's items that need the keypad, when there is none: a usage error naming them.
-func checkScriptNeedsNoKeypad(_ script: [ScriptItem], services: SimulationServices) throws(ExitError) {
+public func checkScriptNeedsNoKeypad(_ script: [ScriptItem], services: SimulationServices) throws(ExitError) {
     guard services.keypad == nil, script.contains(where: { $0.needsKeypad }) else { return }
     throw ExitError(
         .usage,

@@ -42,7 +42,7 @@ public enum ConfigFileContents: Sendable {
     }
 
     /// The reason as `config check` and `--script-file` print it: a missing file is ENOENT too.
-    var failureReason: String? {
+    public var failureReason: String? {
         switch self {
         case .text, .bytes: return nil
         case .missing: return missingFileDescription

@@ -67,7 +67,7 @@ public enum DeviceRandom: RandomSource {
 /// when the loop stops, after a send or verify command still running (and whatever it started)
 /// got SIGTERM and, after the grace period, SIGKILL. SIGINT/SIGTERM stay with the environment's
 /// source meanwhile, so that wait is not cut short.
-func runLoop<Source, Display, LED, Strike, Clock, Observer, Wall>(
+public func runLoop<Source, Display, LED, Strike, Clock, Observer, Wall>(
     _ environment: DeviceEnvironment<Source, Display, LED, Strike, Clock, Observer, Wall>, coordinator: DeviceCoordinator
 ) throws(HALError) {
     defer {
