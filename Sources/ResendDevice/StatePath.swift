@@ -20,7 +20,7 @@ public func checkStatePath(_ path: String?, command: String, fromFlag: Bool, con
 /// moving it aside would reset the wrong codes and the lockout it holds (fail closed). The file is
 /// left as it is; the systemd unit does not restart on 78, so `systemctl status` shows why. The
 /// event loop keeps such a file too (and code entry closed) when it meets one later.
-func checkStateFormat(_ path: String?, keypad: Bool, command: String) throws(ExitError) {
+public func checkStateFormat(_ path: String?, keypad: Bool, command: String) throws(ExitError) {
     guard keypad, let path, let newer = StateFile(path: path).storedNewerFormat() else { return }
     throw ExitError(
         .config,

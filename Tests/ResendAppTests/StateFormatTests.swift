@@ -2,6 +2,8 @@ import HAL
 import ResendApp
 import ResendConfig
 import ResendCore
+import ResendDevice
+import ResendSimulator
 import Testing
 
 /// The wall clock of the simulated runs: 2024-06-10 06:13:20 UTC.
