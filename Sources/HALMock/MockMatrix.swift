@@ -121,7 +121,7 @@ public final class MockMatrix {
         public var count: Int { matrix.rows }
         public mutating func setActive(_ index: Int, _ active: Bool) throws(HALError) {
             guard index >= 0 && index < matrix.rows else {
-                throw HALError(.invalidArgument, operation: "set matrix row " + String(index))
+                throw HALError(.invalidArgument, operation: "set matrix row " + decimalDigits(index))
             }
             matrix.drive(index, active ? .low : .highZ)
         }

@@ -61,6 +61,7 @@ func paddingClockHz(configured: Int?) -> Int {
 /// the countdown is persisted in the state file (unless `--state-file off`).
 public func runDevice(_ options: RunOptions, console: Console, notifier: SystemdNotifier = .fromProcessEnvironment()) throws(ExitError) {
     try checkStatePath(options.config.stateFile, command: "run", fromFlag: options.stateFileFromFlag, configPath: options.configPath)
+    try checkStateFormat(options.config.stateFile, keypad: options.config.keypad.enabled, command: "run")
     let mqttSetup = options.config.mqtt.enabled ? try MQTTSetup(options.config.mqtt, command: "run") : nil
     let hardware = try acquireHardware(options, facts: StartupFacts.gather())
     let settings = options.config.behaviour

@@ -83,17 +83,18 @@ public struct VerifyRequest: Hashable, Sendable {
     }
 }
 
-/// The part of the flow's state that must survive a restart, on the monotonic clock of the running
-/// process (`CodeEntry.snapshot`). Never holds the code. `PersistedEntryState` is the same on the
-/// wall clock, with the clamp applied at start-up.
-public struct EntrySnapshot: Hashable, Sendable {
+/// The part of the flow's state that must survive a restart, with its instants on the clock
+/// `Time`: `EntrySnapshot` on the monotonic clock of the running process (`CodeEntry.snapshot`),
+/// `PersistedEntryState` on the wall clock for the state file, with the clamp applied at start-up.
+/// Never holds the code.
+public struct EntryRecord<Time: Hashable & Sendable>: Hashable, Sendable {
     /// Wrong codes in the current round, counting a code being checked (a try is recorded before
     /// its check, and given back when the check fails without an answer).
     public var failures: Int
     /// Lockouts started since the last accepted code: the next lockout is `lockouts[rounds]`.
     public var rounds: Int
     /// The end of the running lockout; nil when none runs.
-    public var lockoutEnd: Instant?
+    public var lockoutEnd: Time?
     /// The lockout's full length in whole seconds (0 when none runs): a restart never resumes it
     /// with more.
     public var lockoutSeconds: Int
@@ -101,11 +102,11 @@ public struct EntrySnapshot: Hashable, Sendable {
     /// after the lockout).
     public var open: Bool
     /// When the sent code stops being valid; nil without a validity window or when not open.
-    public var validUntil: Instant?
+    public var validUntil: Time?
 
     public init(
-        failures: Int = 0, rounds: Int = 0, lockoutEnd: Instant? = nil, lockoutSeconds: Int = 0,
-        open: Bool = false, validUntil: Instant? = nil
+        failures: Int = 0, rounds: Int = 0, lockoutEnd: Time? = nil, lockoutSeconds: Int = 0,
+        open: Bool = false, validUntil: Time? = nil
     ) {
         self.failures = failures
         self.rounds = rounds
@@ -114,7 +115,17 @@ public struct EntrySnapshot: Hashable, Sendable {
         self.open = open
         self.validUntil = validUntil
     }
+
+    /// The same record with each instant converted by `convert` (from one clock to the other).
+    public func convertingTimes<Other>(_ convert: (Time) -> Other) -> EntryRecord<Other> {
+        EntryRecord<Other>(
+            failures: failures, rounds: rounds, lockoutEnd: lockoutEnd.map(convert), lockoutSeconds: lockoutSeconds, open: open,
+            validUntil: validUntil.map(convert))
+    }
 }
+
+/// The flow's record on the monotonic clock of the running process (`CodeEntry.snapshot`).
+public typealias EntrySnapshot = EntryRecord<Instant>
 
 /// Where the flow is.
 public enum EntryState: Hashable, Sendable {

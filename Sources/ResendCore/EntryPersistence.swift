@@ -12,33 +12,13 @@ import HAL
 /// The times are null when no lockout runs / no window applies. Unknown keys are ignored; a missing
 /// key or a wrong type makes the whole state unreadable (moved aside, as for the controller's
 /// keys). Numbers are capped when read (`resumed` clamps them to the configuration).
-public struct PersistedEntryState: Hashable, Sendable {
-    public var failures: Int
-    public var rounds: Int
-    public var lockoutEnd: WallTime?
-    public var lockoutSeconds: Int
-    public var open: Bool
-    public var validUntil: WallTime?
+public typealias PersistedEntryState = EntryRecord<WallTime>
 
-    public init(
-        failures: Int = 0, rounds: Int = 0, lockoutEnd: WallTime? = nil, lockoutSeconds: Int = 0,
-        open: Bool = false, validUntil: WallTime? = nil
-    ) {
-        self.failures = failures
-        self.rounds = rounds
-        self.lockoutEnd = lockoutEnd
-        self.lockoutSeconds = lockoutSeconds
-        self.open = open
-        self.validUntil = validUntil
-    }
-
+extension EntryRecord where Time == WallTime {
     /// `snapshot` on the wall clock: each instant x becomes wallNow + (x - monotonicNow), both
     /// clocks read at about the same moment.
     public init(_ snapshot: EntrySnapshot, monotonicNow: Instant, wallNow: WallTime) {
-        func wall(_ instant: Instant) -> WallTime { wallNow + (instant - monotonicNow) }
-        self.init(
-            failures: snapshot.failures, rounds: snapshot.rounds, lockoutEnd: snapshot.lockoutEnd.map(wall),
-            lockoutSeconds: snapshot.lockoutSeconds, open: snapshot.open, validUntil: snapshot.validUntil.map(wall))
+        self = snapshot.convertingTimes { wallNow + ($0 - monotonicNow) }
     }
 
     /// The state to resume with in a process started at `monotonicNow` = `wallNow`, under
@@ -83,10 +63,10 @@ public struct PersistedEntryState: Hashable, Sendable {
     }
 }
 
-extension PersistedEntryState {
+extension EntryRecord where Time == WallTime {
     /// The `entry` object, on one line.
     var encodedObject: String {
-        func time(_ value: WallTime?) -> String { value.map { int64String($0.millisecondsSinceEpoch) } ?? "null" }
+        func time(_ value: WallTime?) -> String { value.map { decimalDigits($0.millisecondsSinceEpoch) } ?? "null" }
         return "{\"failures\": " + decimalString(failures) + ", \"rounds\": " + decimalString(rounds)
             + ", \"lockoutEndsUnixMs\": " + time(lockoutEnd) + ", \"lockoutSeconds\": " + decimalString(lockoutSeconds)
             + ", \"open\": " + (open ? "true" : "false") + ", \"validUntilUnixMs\": " + time(validUntil) + "}"

@@ -71,6 +71,12 @@ public enum StateEvent: Hashable, Sendable {
     case unreadable(reason: String, movedTo: String?)
     /// Reading failed (e.g. permission): the device starts fresh and leaves the file alone.
     case readFailed(HALError)
+    /// The stored state needs a newer program (`versions`: after a downgrade). Without a code
+    /// entry it was moved to `movedTo` and the device starts fresh, as for an unreadable state.
+    /// With a code entry, or when moving it failed, `movedTo` is nil: the file is kept exactly as
+    /// it is and never written over while this process runs, and code entry stays closed (the
+    /// wrong codes and the lockout in it are never reset: fail closed).
+    case newerFormat(StateFormatVersions, movedTo: String?)
     /// Moving an unreadable state aside failed.
     case moveAsideFailed(HALError)
     /// Writing the state failed: a restart now would not resume the current countdown.
@@ -119,7 +125,8 @@ extension LoopObserver {
 ///   the next start drives it inactive (keep restarts fast).
 /// - The state (the controller's and, with a code entry, the entry's: one file) is read once when
 ///   `run()` starts (a countdown persisted by an earlier process resumes; an unreadable state is
-///   moved aside and logged) and written on every `.persist` action, converted on the wall clock.
+///   moved aside and logged; one of a newer format too, except with a code entry: then it is kept,
+///   never written over, and code entry stays closed) and written on every `.persist` action, converted on the wall clock.
 ///   After the actions of one batch the coordinator is told whether all of that batch's writes
 ///   succeeded (`DeviceCoordinator.stateWritten`): the entry flow starts a verify command only once
 ///   its try is on disk, and closes code entry while writes fail (fail closed). Only the monotonic
@@ -145,6 +152,9 @@ public struct EventLoop<Environment: LoopEnvironment> {
     private var entrySnapshot: EntrySnapshot?
     /// The status last told to the observer.
     private var status: DeviceStatus?
+    /// The state file needs a newer program and is kept as it is: nothing is written to it, and
+    /// every write counts as failed (code entry stays closed).
+    private var stateKept = false
 
     public init(environment: Environment, coordinator: DeviceCoordinator) {
         self.environment = environment
@@ -168,18 +178,27 @@ public struct EventLoop<Environment: LoopEnvironment> {
         var restoredEntry: EntrySnapshot?
         if var store = environment.store {
             var observer = environment.observer
-            let loaded = store.loadState(observer: &observer, now: start)
+            let loaded = store.loadState(observer: &observer, now: start, keepNewer: coordinator.entry != nil)
             environment.observer = observer
             environment.store = store
-            if let state = loaded {
+            switch loaded {
+            case .nothing:
+                break
+            case .restored(let state):
                 let wallNow = environment.wallClock.now()
                 restoredController = state.resumed(monotonicNow: start, wallNow: wallNow, config: coordinator.controller.config)
                 if let entry = coordinator.entry {
                     restoredEntry = state.entry?.resumed(monotonicNow: start, wallNow: wallNow, config: entry.config)
                 }
+            case .kept:
+                stateKept = true
             }
         }
         perform(coordinator.start(now: start, restoring: restoredController, entry: restoredEntry), now: start)
+        if stateKept && coordinator.entry != nil {
+            // Fail closed from the first frame: no write can record a try.
+            perform(coordinator.stateWritten(false, now: start), now: start)
+        }
         finishStep(at: start)
         while true {
             let inputs: [LoopInput]
@@ -385,6 +404,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
     /// failed (logged); true when it succeeded or nothing is persisted.
     private mutating func writeState() -> Bool {
         guard var store = environment.store else { return true }
+        if stateKept { return false }  // said once at start (`StateEvent.newerFormat`)
         let monotonicNow = environment.clock.now()
         let wallNow = environment.wallClock.now()
         var state = PersistedState(controllerSnapshot ?? coordinator.controller.snapshot, monotonicNow: monotonicNow, wallNow: wallNow)
@@ -455,45 +475,75 @@ public struct NoCommandRunner: CommandRunner {
     public mutating func service(now: Instant) -> [CommandOutcome] { [] }
 }
 
+/// What `StateStorage.loadState` found.
+enum LoadedState {
+    /// Nothing to resume: a fresh start, a read failure, or an unreadable file moved aside.
+    case nothing
+    case restored(PersistedState)
+    /// A file of a newer format, left in place: never to be written over (`StateEvent.newerFormat`).
+    case kept
+}
+
 extension StateStorage {
     /// Reads the stored state at a loop's start and logs what happened to `observer`: restored,
-    /// a fresh start, a read failure, or an unreadable file moved aside (or the move's failure).
-    /// Nil for a fresh start.
-    mutating func loadState<Observer: LoopObserver>(observer: inout Observer, now: Instant) -> PersistedState? {
+    /// a fresh start, a read failure, an unreadable file moved aside (or the move's failure), or
+    /// a file of a newer format, moved aside too unless `keepNewer` (a code entry) or the move
+    /// failed: then it is kept and never written over.
+    mutating func loadState<Observer: LoopObserver>(observer: inout Observer, now: Instant, keepNewer: Bool) -> LoadedState {
         let bytes: [UInt8]?
         do throws(HALError) {
             bytes = try read()
         } catch  where isUnreadableContent(error) {
             // Too large to be ours (the read cap): moved aside like any unreadable state, not
             // left for the next write to replace silently.
-            moveUnreadableAside(reason: error.operation, observer: &observer, now: now)
-            return nil
+            let movedTo = tryMoveAside(observer: &observer, now: now)
+            observer.record(.state(.unreadable(reason: error.operation, movedTo: movedTo)), at: now)
+            return .nothing
         } catch {
             observer.record(.state(.readFailed(error)), at: now)
-            return nil
+            return .nothing
         }
         guard let bytes else {
             observer.record(.state(.freshStart), at: now)
-            return nil
+            return .nothing
         }
         do throws(StateFormatError) {
             let state = try PersistedState(decoding: bytes)
             observer.record(.state(.restored(state)), at: now)
-            return state
+            return .restored(state)
         } catch {
-            moveUnreadableAside(reason: error.message, observer: &observer, now: now)
+            guard let newer = error.newer else {
+                let movedTo = tryMoveAside(observer: &observer, now: now)
+                observer.record(.state(.unreadable(reason: error.message, movedTo: movedTo)), at: now)
+                return .nothing
+            }
+            let movedTo = keepNewer ? nil : tryMoveAside(observer: &observer, now: now)
+            observer.record(.state(.newerFormat(newer, movedTo: movedTo)), at: now)
+            return movedTo == nil ? .kept : .nothing
+        }
+    }
+
+    /// Where the stored state was moved; nil when that failed (logged).
+    private mutating func tryMoveAside<Observer: LoopObserver>(observer: inout Observer, now: Instant) -> String? {
+        do throws(HALError) {
+            return try moveAside()
+        } catch {
+            observer.record(.state(.moveAsideFailed(error)), at: now)
             return nil
         }
     }
 
-    private mutating func moveUnreadableAside<Observer: LoopObserver>(reason: String, observer: inout Observer, now: Instant) {
-        var movedTo: String?
-        do throws(HALError) {
-            movedTo = try moveAside()
-        } catch let moveError {
-            observer.record(.state(.moveAsideFailed(moveError)), at: now)
+    /// The versions of the stored state when it needs a newer program; nil otherwise (nothing
+    /// stored, readable, damaged, or not readable at all: the loop deals with those). For a
+    /// check at start-up, before anything runs.
+    public func storedNewerFormat() -> StateFormatVersions? {
+        guard let bytes = try? read() else { return nil }  // nothing stored, or not readable
+        do throws(StateFormatError) {
+            _ = try PersistedState(decoding: bytes)
+            return nil
+        } catch {
+            return error.newer
         }
-        observer.record(.state(.unreadable(reason: reason, movedTo: movedTo)), at: now)
     }
 }
 

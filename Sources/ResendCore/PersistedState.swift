@@ -14,27 +14,28 @@ public enum StatusLine: Hashable, Sendable {
     case tryLater
 }
 
-/// The part of the controller's state that must survive a restart, on the monotonic clock of the
-/// running process (`ResendController.snapshot`). `PersistedState` is the same on the wall clock.
-public struct ControllerSnapshot: Hashable, Sendable {
+/// The part of the controller's state that must survive a restart, with its instants on the clock
+/// `Time`: `ControllerSnapshot` on the monotonic clock of the running process
+/// (`ResendController.snapshot`), `PersistedState.controller` on the wall clock.
+public struct ControllerRecord<Time: Hashable & Sendable>: Hashable, Sendable {
     public var status: StatusLine
     /// False before the first press ever (label `sendLabel`), true after (label `resendLabel`).
     public var used: Bool
     /// The end of the running countdown; nil when none runs.
-    public var countdownEnd: Instant?
+    public var countdownEnd: Time?
     /// The full length of that countdown in whole seconds (0 when none runs): a restart never
     /// resumes it with more than this.
     public var countdownSeconds: Int
     /// Sends in the current run of sends (`ResendPolicy`); 0 before the first.
     public var run: Int
     /// When the current run ends if no send comes first; nil when no run is going.
-    public var runEnds: Instant?
+    public var runEnds: Time?
     /// The sends that still count against the cap, oldest first (empty without a cap).
-    public var sends: [Instant]
+    public var sends: [Time]
 
     public init(
-        status: StatusLine = .title, used: Bool = false, countdownEnd: Instant? = nil, countdownSeconds: Int = 0,
-        run: Int = 0, runEnds: Instant? = nil, sends: [Instant] = []
+        status: StatusLine = .title, used: Bool = false, countdownEnd: Time? = nil, countdownSeconds: Int = 0,
+        run: Int = 0, runEnds: Time? = nil, sends: [Time] = []
     ) {
         self.status = status
         self.used = used
@@ -44,7 +45,17 @@ public struct ControllerSnapshot: Hashable, Sendable {
         self.runEnds = runEnds
         self.sends = sends
     }
+
+    /// The same record with each instant converted by `convert` (from one clock to the other).
+    public func convertingTimes<Other>(_ convert: (Time) -> Other) -> ControllerRecord<Other> {
+        ControllerRecord<Other>(
+            status: status, used: used, countdownEnd: countdownEnd.map(convert), countdownSeconds: countdownSeconds, run: run,
+            runEnds: runEnds.map(convert), sends: sends.map(convert))
+    }
 }
+
+/// The controller's record on the monotonic clock of the running process.
+public typealias ControllerSnapshot = ControllerRecord<Instant>
 
 /// The controller's state as written to the state file: `ControllerSnapshot` with every instant on
 /// the wall clock, so that it means something to the next process (the monotonic clock restarts at
@@ -56,6 +67,7 @@ public struct ControllerSnapshot: Hashable, Sendable {
 /// ```
 /// {
 ///   "version": 1,
+///   "format": 2,
 ///   "status": "sent",
 ///   "used": true,
 ///   "countdownEndsUnixMs": 1718000060000,
@@ -70,47 +82,142 @@ public struct ControllerSnapshot: Hashable, Sendable {
 /// attempts and the lockout of the code-entry flow, so a restart does not reset a lockout.
 ///
 /// `status` is `title`, `sending`, `sent`, `failed` or `tryLater`; `countdownEndsUnixMs` and `runEndsUnixMs`
-/// are null when no countdown or run is going. Unknown keys are ignored (a newer program may add
-/// some); a missing key, a wrong type or another version makes the file unreadable.
+/// are null when no countdown or run is going.
+///
+/// Versions: `format` is the format the file was written in (`formatVersion`; a file without it,
+/// from a program of format 1, is format 1), `version` the oldest format able to read it (the key
+/// programs of format 1 check: they read only `"version": 1`). A program reads every file whose
+/// `version` is at most its own format and ignores the keys it does not know, so a newer program
+/// that only adds keys keeps `version` and an older one (a downgrade) resumes the countdown, the
+/// wrong codes and the lockout from its file. A newer format that an older program would
+/// misread (a key removed or changed in meaning, a new value of `status`, information that must
+/// not be dropped when the older program writes the file again) raises `version`: an older
+/// program then refuses the file (`StateFormatError.newer`) rather than misreading it. A missing
+/// key or a wrong type makes the file unreadable.
 public struct PersistedState: Hashable, Sendable {
-    /// The `version` written and the only one read.
-    public static let formatVersion: Int64 = 1
+    /// The format this program writes (`format`): format 1 and the `format` key. It reads every
+    /// file whose `version` is at most this.
+    public static let formatVersion: Int64 = 2
+    /// The `version` this program writes: the oldest format that reads its files. Format 2 only
+    /// added `format`, so programs of format 1 read them.
+    public static let oldestReadingFormat: Int64 = 1
 
-    public var status: StatusLine
-    public var used: Bool
-    public var countdownEnd: WallTime?
-    public var countdownSeconds: Int
-    public var run: Int
-    public var runEnds: WallTime?
-    public var sends: [WallTime]
+    /// The controller's part: `ControllerSnapshot` on the wall clock.
+    public var controller: ControllerRecord<WallTime>
     /// The code-entry flow's part (attempts, lockout, open field), for a device with a keypad;
     /// nil without one (the key is then not written, and a file without it reads as nil).
     public var entry: PersistedEntryState?
 
-    public init(
-        status: StatusLine = .title, used: Bool = false, countdownEnd: WallTime? = nil, countdownSeconds: Int = 0,
-        run: Int = 0, runEnds: WallTime? = nil, sends: [WallTime] = [], entry: PersistedEntryState? = nil
-    ) {
-        self.status = status
-        self.used = used
-        self.countdownEnd = countdownEnd
-        self.countdownSeconds = countdownSeconds
-        self.run = run
-        self.runEnds = runEnds
-        self.sends = sends
+    public init(_ controller: ControllerRecord<WallTime> = ControllerRecord(), entry: PersistedEntryState? = nil) {
+        self.controller = controller
         self.entry = entry
     }
 
     /// `snapshot` on the wall clock: each instant x becomes wallNow + (x - monotonicNow), with
     /// both clocks read at (about) the same moment.
     public init(_ snapshot: ControllerSnapshot, monotonicNow: Instant, wallNow: WallTime) {
-        func wall(_ instant: Instant) -> WallTime { wallNow + (instant - monotonicNow) }
-        self.init(
-            status: snapshot.status, used: snapshot.used, countdownEnd: snapshot.countdownEnd.map(wall),
-            countdownSeconds: snapshot.countdownSeconds, run: snapshot.run, runEnds: snapshot.runEnds.map(wall),
-            sends: snapshot.sends.map(wall))
+        self.init(snapshot.convertingTimes { wallNow + ($0 - monotonicNow) })
     }
 
+    /// The controller's state to resume with (`ControllerRecord.resumed`).
+    public func resumed(monotonicNow: Instant, wallNow: WallTime, config: ControllerConfig) -> ControllerSnapshot {
+        controller.resumed(monotonicNow: monotonicNow, wallNow: wallNow, config: config)
+    }
+
+    /// The state as the JSON text described above, ending in a new line.
+    public func encoded() -> [UInt8] {
+        func time(_ value: WallTime?) -> String { value.map { decimalDigits($0.millisecondsSinceEpoch) } ?? "null" }
+        let statusName: String
+        switch controller.status {
+        case .title: statusName = "title"
+        case .sending: statusName = "sending"
+        case .sent: statusName = "sent"
+        case .failed: statusName = "failed"
+        case .tryLater: statusName = "tryLater"
+        }
+        var text = "{\n"
+        text += "  \"version\": " + decimalDigits(PersistedState.oldestReadingFormat) + ",\n"
+        text += "  \"format\": " + decimalDigits(PersistedState.formatVersion) + ",\n"
+        text += "  \"status\": \"" + statusName + "\",\n"
+        text += "  \"used\": " + (controller.used ? "true" : "false") + ",\n"
+        text += "  \"countdownEndsUnixMs\": " + time(controller.countdownEnd) + ",\n"
+        text += "  \"countdownSeconds\": " + decimalString(controller.countdownSeconds) + ",\n"
+        text += "  \"run\": " + decimalString(controller.run) + ",\n"
+        text += "  \"runEndsUnixMs\": " + time(controller.runEnds) + ",\n"
+        text += "  \"sendsUnixMs\": [" + controller.sends.map { decimalDigits($0.millisecondsSinceEpoch) }.joined(separator: ", ") + "]"
+        text += entry.map { ",\n  \"entry\": " + $0.encodedObject + "\n" } ?? "\n"
+        text += "}\n"
+        return Array(text.utf8)
+    }
+
+    /// Reads the JSON text written by `encoded()` or by a program of another format (see the type).
+    /// Throws a `StateFormatError` saying what is wrong (not JSON, a missing key, a wrong type), or
+    /// that the file needs a newer program (`newer`).
+    public init(decoding bytes: [UInt8]) throws(StateFormatError) {
+        var parser = JSONParser(bytes: bytes)
+        let root = try parser.parseDocument()
+        guard case .object(let members) = root else { throw StateFormatError("the state is not a JSON object") }
+        func member(_ key: String) throws(StateFormatError) -> JSONValue {
+            guard let value = members.last(where: { $0.key == key })?.value else {
+                throw StateFormatError("missing key \"" + key + "\"")
+            }
+            return value
+        }
+        func integer(_ key: String, minimum: Int64 = 0) throws(StateFormatError) -> Int64 {
+            guard case .integer(let value) = try member(key), value >= minimum else {
+                throw StateFormatError("\"" + key + "\" must be an integer of at least " + decimalDigits(minimum))
+            }
+            return value
+        }
+        func optionalTime(_ key: String) throws(StateFormatError) -> WallTime? {
+            switch try member(key) {
+            case .null: return nil
+            case .integer(let ms) where PersistedState.unixMillisecondsRange.contains(ms): return WallTime(millisecondsSinceEpoch: ms)
+            default: throw StateFormatError("\"" + key + "\" must be Unix milliseconds " + unixMillisecondsRangeText + " or null")
+            }
+        }
+        let version = try integer("version", minimum: 1)
+        var format = version
+        if members.contains(where: { $0.key == "format" }) {
+            format = try integer("format", minimum: version)
+        }
+        guard version <= PersistedState.formatVersion else {
+            throw StateFormatError(newer: StateFormatVersions(format: format, readableFrom: version))
+        }
+        var controller = ControllerRecord<WallTime>()
+        switch try member("status") {
+        case .string("title"): controller.status = .title
+        case .string("sending"): controller.status = .sending
+        case .string("sent"): controller.status = .sent
+        case .string("failed"): controller.status = .failed
+        case .string("tryLater"): controller.status = .tryLater
+        default: throw StateFormatError("\"status\" must be \"title\", \"sending\", \"sent\", \"failed\" or \"tryLater\"")
+        }
+        guard case .bool(let used) = try member("used") else { throw StateFormatError("\"used\" must be true or false") }
+        controller.used = used
+        controller.countdownEnd = try optionalTime("countdownEndsUnixMs")
+        controller.countdownSeconds = Int(min(try integer("countdownSeconds"), Int64(ControllerConfig.maximumDurationSeconds)))
+        controller.run = Int(min(try integer("run"), Int64(Int32.max)))
+        controller.runEnds = try optionalTime("runEndsUnixMs")
+        guard case .array(let list) = try member("sendsUnixMs") else { throw StateFormatError("\"sendsUnixMs\" must be an array") }
+        var sends: [WallTime] = []
+        for item in list {
+            guard case .integer(let ms) = item, PersistedState.unixMillisecondsRange.contains(ms) else {
+                throw StateFormatError("\"sendsUnixMs\" must hold Unix milliseconds " + unixMillisecondsRangeText)
+            }
+            sends.append(WallTime(millisecondsSinceEpoch: ms))
+        }
+        controller.sends = sends
+        self.controller = controller
+        if let value = members.last(where: { $0.key == "entry" })?.value {
+            entry = try PersistedEntryState(decoding: value)
+        } else {
+            entry = nil
+        }
+    }
+}
+
+extension ControllerRecord where Time == WallTime {
     /// The state to resume with in a process started at `monotonicNow` = `wallNow`, under
     /// `config`. Every time is clamped, so that no wall-clock change can stretch anything:
     /// - the countdown resumes with clamp(end - wallNow, 0, its length) left, its length capped by
@@ -154,98 +261,40 @@ public struct PersistedState: Hashable, Sendable {
         }
         return snapshot
     }
-
-    /// The state as the JSON text described above, ending in a new line.
-    public func encoded() -> [UInt8] {
-        func time(_ value: WallTime?) -> String { value.map { int64String($0.millisecondsSinceEpoch) } ?? "null" }
-        let statusName: String
-        switch status {
-        case .title: statusName = "title"
-        case .sending: statusName = "sending"
-        case .sent: statusName = "sent"
-        case .failed: statusName = "failed"
-        case .tryLater: statusName = "tryLater"
-        }
-        var text = "{\n"
-        text += "  \"version\": " + int64String(PersistedState.formatVersion) + ",\n"
-        text += "  \"status\": \"" + statusName + "\",\n"
-        text += "  \"used\": " + (used ? "true" : "false") + ",\n"
-        text += "  \"countdownEndsUnixMs\": " + time(countdownEnd) + ",\n"
-        text += "  \"countdownSeconds\": " + decimalString(countdownSeconds) + ",\n"
-        text += "  \"run\": " + decimalString(run) + ",\n"
-        text += "  \"runEndsUnixMs\": " + time(runEnds) + ",\n"
-        text += "  \"sendsUnixMs\": [" + sends.map { int64String($0.millisecondsSinceEpoch) }.joined(separator: ", ") + "]"
-        text += entry.map { ",\n  \"entry\": " + $0.encodedObject + "\n" } ?? "\n"
-        text += "}\n"
-        return Array(text.utf8)
-    }
-
-    /// Reads the JSON text written by `encoded()`. Throws a `StateFormatError` saying what is wrong
-    /// (not JSON, a missing key, a wrong type, another version).
-    public init(decoding bytes: [UInt8]) throws(StateFormatError) {
-        var parser = JSONParser(bytes: bytes)
-        let root = try parser.parseDocument()
-        guard case .object(let members) = root else { throw StateFormatError("the state is not a JSON object") }
-        func member(_ key: String) throws(StateFormatError) -> JSONValue {
-            guard let value = members.last(where: { $0.key == key })?.value else {
-                throw StateFormatError("missing key \"" + key + "\"")
-            }
-            return value
-        }
-        func integer(_ key: String, minimum: Int64 = 0) throws(StateFormatError) -> Int64 {
-            guard case .integer(let value) = try member(key), value >= minimum else {
-                throw StateFormatError("\"" + key + "\" must be an integer of at least " + int64String(minimum))
-            }
-            return value
-        }
-        func optionalTime(_ key: String) throws(StateFormatError) -> WallTime? {
-            switch try member(key) {
-            case .null: return nil
-            case .integer(let ms) where PersistedState.unixMillisecondsRange.contains(ms): return WallTime(millisecondsSinceEpoch: ms)
-            default: throw StateFormatError("\"" + key + "\" must be Unix milliseconds " + unixMillisecondsRangeText + " or null")
-            }
-        }
-        let version = try integer("version")
-        guard version == PersistedState.formatVersion else {
-            throw StateFormatError(
-                "version " + int64String(version) + " is not supported (this program reads version "
-                    + int64String(PersistedState.formatVersion) + ")")
-        }
-        switch try member("status") {
-        case .string("title"): status = .title
-        case .string("sending"): status = .sending
-        case .string("sent"): status = .sent
-        case .string("failed"): status = .failed
-        case .string("tryLater"): status = .tryLater
-        default: throw StateFormatError("\"status\" must be \"title\", \"sending\", \"sent\", \"failed\" or \"tryLater\"")
-        }
-        guard case .bool(let used) = try member("used") else { throw StateFormatError("\"used\" must be true or false") }
-        self.used = used
-        countdownEnd = try optionalTime("countdownEndsUnixMs")
-        countdownSeconds = Int(min(try integer("countdownSeconds"), Int64(ControllerConfig.maximumDurationSeconds)))
-        run = Int(min(try integer("run"), Int64(Int32.max)))
-        runEnds = try optionalTime("runEndsUnixMs")
-        guard case .array(let list) = try member("sendsUnixMs") else { throw StateFormatError("\"sendsUnixMs\" must be an array") }
-        var sends: [WallTime] = []
-        for item in list {
-            guard case .integer(let ms) = item, PersistedState.unixMillisecondsRange.contains(ms) else {
-                throw StateFormatError("\"sendsUnixMs\" must hold Unix milliseconds " + unixMillisecondsRangeText)
-            }
-            sends.append(WallTime(millisecondsSinceEpoch: ms))
-        }
-        self.sends = sends
-        if let value = members.last(where: { $0.key == "entry" })?.value {
-            entry = try PersistedEntryState(decoding: value)
-        } else {
-            entry = nil
-        }
-    }
 }
 
 /// Why a state file could not be read, for the log.
 public struct StateFormatError: Error, Hashable, Sendable {
     public var message: String
+    /// Set when the file is well formed but needs a newer program (its `version` is above
+    /// `PersistedState.formatVersion`): after a downgrade. Nil for a damaged file.
+    public var newer: StateFormatVersions?
+
     public init(_ message: String) { self.message = message }
+
+    /// A file that needs a newer program.
+    public init(newer versions: StateFormatVersions) {
+        message = versions.description
+        newer = versions
+    }
+}
+
+/// The two numbers at the head of a state file: the format it was written in (`format`) and the
+/// oldest format able to read it (`version`).
+public struct StateFormatVersions: Hashable, Sendable {
+    public var format: Int64
+    public var readableFrom: Int64
+
+    public init(format: Int64, readableFrom: Int64) {
+        self.format = format
+        self.readableFrom = readableFrom
+    }
+
+    /// `format 3, readable from format 3 on; this program reads up to format 2`.
+    public var description: String {
+        "format " + decimalDigits(format) + ", readable from format " + decimalDigits(readableFrom)
+            + " on; this program reads up to format " + decimalDigits(PersistedState.formatVersion)
+    }
 }
 
 extension PersistedState {
@@ -261,18 +310,6 @@ let unixMillisecondsRangeText = "from 0 to 7258118400000 (1970 to 2200)"
 /// `span` limited to 0...upper.
 func clamp(_ span: TimeSpan, upTo upper: TimeSpan) -> TimeSpan {
     max(.zero, min(span, upper))
-}
-
-/// `value` in decimal (Embedded Swift has no `description` to lean on).
-func int64String(_ value: Int64) -> String {
-    var magnitude = value.magnitude
-    var digits: [UInt8] = []
-    repeat {
-        digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-        magnitude /= 10
-    } while magnitude > 0
-    if value < 0 { digits.append(UInt8(ascii: "-")) }
-    return String(decoding: digits.reversed(), as: UTF8.self)
 }
 
 /// The JSON values the state file uses. Numbers are integers only.

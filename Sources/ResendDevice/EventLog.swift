@@ -314,11 +314,26 @@ private func stateRecord(_ event: StateEvent) -> LogRecord {
     case .freshStart:
         return LogRecord("state fresh start")
     case .restored(let state):
-        return LogRecord("state restored", [.int("countdown", state.countdownEnd == nil ? 0 : 1)])
+        return LogRecord("state restored", [.int("countdown", state.controller.countdownEnd == nil ? 0 : 1)])
     case .unreadable(let reason, let movedTo):
         return LogRecord("state unreadable", [.string("reason", reason), .string("moved_to", movedTo ?? "-")])
     case .readFailed(let error):
         return LogRecord("state read failed", [.string("op", error.operation), .string("error", describe(error))])
+    case .newerFormat(let versions, let movedTo):
+        var fields: [LogField] = [
+            .int("format", Int(clamping: versions.format)), .int("readable_from", Int(clamping: versions.readableFrom)),
+            .int("reads_up_to", Int(clamping: PersistedState.formatVersion)),
+        ]
+        if let movedTo {
+            fields.append(.string("moved_to", movedTo))
+        } else {
+            fields.append(
+                .string(
+                    "kept",
+                    "left as it is and not written (a keypad stays closed); install a resend-button that reads it, or remove the file to start afresh"
+                ))
+        }
+        return LogRecord("state newer", fields)
     case .moveAsideFailed(let error):
         return LogRecord("state move aside failed", [.string("op", error.operation), .string("error", describe(error))])
     case .writeFailed(let error):

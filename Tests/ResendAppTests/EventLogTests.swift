@@ -71,6 +71,19 @@ struct EventLogTests {
             plain: #"0.000 state unreadable reason="not JSON" moved_to=/var/lib/resend-button/state.json.corrupt-1"#,
             json: #"{"t":0.000,"event":"state_unreadable","reason":"not JSON","moved_to":"/var/lib/resend-button/state.json.corrupt-1"}"#),
         LogCase(
+            event: .state(.newerFormat(StateFormatVersions(format: 3, readableFrom: 3), movedTo: "/var/lib/resend-button/state.json.corrupt-1")),
+            at: 0, plain: "0.000 state newer format=3 readable_from=3 reads_up_to=2 moved_to=/var/lib/resend-button/state.json.corrupt-1",
+            json:
+                #"{"t":0.000,"event":"state_newer","format":3,"readable_from":3,"reads_up_to":2,"moved_to":"/var/lib/resend-button/state.json.corrupt-1"}"#
+        ),
+        LogCase(
+            event: .state(.newerFormat(StateFormatVersions(format: 4, readableFrom: 3), movedTo: nil)), at: 0,
+            plain:
+                #"0.000 state newer format=4 readable_from=3 reads_up_to=2 kept="left as it is and not written (a keypad stays closed); install a resend-button that reads it, or remove the file to start afresh""#,
+            json:
+                #"{"t":0.000,"event":"state_newer","format":4,"readable_from":3,"reads_up_to":2,"kept":"left as it is and not written (a keypad stays closed); install a resend-button that reads it, or remove the file to start afresh"}"#
+        ),
+        LogCase(
             event: .state(.freshStart), at: 0,
             plain: "0.000 state fresh start", json: #"{"t":0.000,"event":"state_fresh_start"}"#),
         LogCase(

@@ -13,7 +13,7 @@ private func countdownSeconds(_ line: String) -> Int? {
 /// The countdown's end in the state file at `path`, in wall-clock seconds; nil when none.
 private func readDeadline(_ path: String) -> Double? {
     guard let bytes = fileBytes(path, limit: 4096), let state = try? PersistedState(decoding: bytes) else { return nil }
-    return state.countdownEnd.map { Double($0.millisecondsSinceEpoch) / 1000 }
+    return state.controller.countdownEnd.map { Double($0.millisecondsSinceEpoch) / 1000 }
 }
 
 @Suite("Restart-proof cooldown across SIGKILL", .serialized, .timeLimit(.minutes(1)))

@@ -175,18 +175,36 @@ struct PersistRestartTests {
         #expect(!directory.exists("state.json"))
     }
 
-    @Test("after a downgrade, a state file of a newer format is kept aside byte for byte and the log names both versions")
+    @Test(
+        "after a downgrade, a state file that needs a newer program is moved aside byte for byte, the log names the formats, the countdown starts fresh"
+    )
     func newerStateFileFromAnUpgrade() throws {
         let directory = StateDirectory()
-        let newer = "{\"version\": 2, \"status\": \"sent\", \"somethingNew\": [1, 2]}\n"
+        let newer = "{\"version\": 3, \"format\": 3, \"status\": \"sent\", \"somethingNew\": [1, 2]}\n"
         directory.write("state.json", newer)
         let lines = try headless(script: "end@1", stateFile: directory.stateFile)
         #expect(
             lines.first
-                == "0.000 state unreadable reason=\"version 2 is not supported (this program reads version 1)\" moved_to=\(directory.path)/state.json.corrupt-1"
+                == "0.000 state newer format=3 readable_from=3 reads_up_to=2 moved_to=\(directory.path)/state.json.corrupt-1"
         )
         #expect(screens(lines).first == "0.000 screen |Verification    |Send code       |")
         #expect(directory.read("state.json.corrupt-1") == newer)
+    }
+
+    @Test(
+        "after a downgrade, a newer file that programs of format 2 may read (version 1) resumes its countdown; the new keys are dropped when it is written again"
+    )
+    func newerButReadableStateFile() throws {
+        let directory = StateDirectory()
+        directory.write(
+            "state.json",
+            #"{"version":1,"format":3,"status":"sent","used":true,"countdownEndsUnixMs":1718000030000,"countdownSeconds":60,"run":0,"runEndsUnixMs":null,"sendsUnixMs":[],"new":1}"#
+        )
+        let lines = try headless(script: "end@31", duration: 60, stateFile: directory.stateFile)
+        #expect(lines.first == "0.000 state restored countdown=1")
+        #expect(screens(lines).first == "0.000 screen |Code sent       |Resend (30)     |")
+        let rewritten = try #require(directory.read("state.json"))
+        #expect(rewritten.hasPrefix("{\n  \"version\": 1,\n  \"format\": 2,\n") && !rewritten.contains("\"new\""), "written at the countdown's end")
     }
 
     @Test("escalation and lockout survive a restart")

@@ -17,7 +17,7 @@ struct EntryStateFileTests {
         let entry = PersistedEntryState(
             failures: 1, rounds: 2, lockoutEnd: WallTime(millisecondsSinceEpoch: 1_718_000_090_000), lockoutSeconds: 120, open: true,
             validUntil: WallTime(millisecondsSinceEpoch: 1_718_000_600_000))
-        let state = PersistedState(status: .sent, used: true, entry: entry)
+        let state = PersistedState(ControllerRecord(status: .sent, used: true), entry: entry)
         let text = String(decoding: state.encoded(), as: UTF8.self)
         #expect(
             text.hasSuffix(

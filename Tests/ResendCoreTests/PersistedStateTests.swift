@@ -12,13 +12,15 @@ struct PersistedStateTests {
     @Test("the state file is the documented JSON, and reads back to the same state")
     func roundTrip() throws {
         let state = PersistedState(
-            status: .sent, used: true, countdownEnd: WallTime(millisecondsSinceEpoch: 1_718_000_060_000), countdownSeconds: 60,
-            run: 2, runEnds: WallTime(millisecondsSinceEpoch: 1_718_000_660_000),
-            sends: [WallTime(millisecondsSinceEpoch: 1_717_999_000_000), WallTime(millisecondsSinceEpoch: 1_718_000_000_000)])
+            ControllerRecord(
+                status: .sent, used: true, countdownEnd: WallTime(millisecondsSinceEpoch: 1_718_000_060_000), countdownSeconds: 60,
+                run: 2, runEnds: WallTime(millisecondsSinceEpoch: 1_718_000_660_000),
+                sends: [WallTime(millisecondsSinceEpoch: 1_717_999_000_000), WallTime(millisecondsSinceEpoch: 1_718_000_000_000)]))
         #expect(
             text(state) == """
                 {
                   "version": 1,
+                  "format": 2,
                   "status": "sent",
                   "used": true,
                   "countdownEndsUnixMs": 1718000060000,
@@ -40,7 +42,7 @@ struct PersistedStateTests {
         let json =
             #"{"future": {"a": [1, "x\n", null, false]}, "version":1,"status":"failed","used":false,"countdownEndsUnixMs":null,"countdownSeconds":0,"run":0,"runEndsUnixMs":null,"sendsUnixMs":[]}"#
         let state = try PersistedState(decoding: Array(json.utf8))
-        #expect(state == PersistedState(status: .failed))
+        #expect(state == PersistedState(ControllerRecord(status: .failed)))
     }
 
     @Test(
@@ -49,7 +51,9 @@ struct PersistedStateTests {
             ("", "not valid JSON at byte 0: unexpected end of the text"),
             ("{\"version\": 1", "not valid JSON at byte 13: unterminated object"),
             ("[1, 2]", "the state is not a JSON object"),
-            ("{\"version\": 2}", "version 2 is not supported (this program reads version 1)"),
+            ("{\"version\": 0}", "\"version\" must be an integer of at least 1"),
+            ("{\"version\": 2, \"format\": 1}", "\"format\" must be an integer of at least 2"),
+            ("{\"version\": 1, \"format\": \"2\"}", "\"format\" must be an integer of at least 1"),
             ("{\"version\": 1}", "missing key \"status\""),
             ("{\"version\": 1, \"status\": \"busy\"}", "\"status\" must be \"title\", \"sending\", \"sent\", \"failed\" or \"tryLater\""),
             ("{\"version\": 1.5}", "not valid JSON at byte 13: only whole numbers are allowed"),
@@ -63,7 +67,7 @@ struct PersistedStateTests {
 
     @Test("a wrong type names the key")
     func wrongType() {
-        var state = text(PersistedState(countdownEnd: wall0, countdownSeconds: 60))
+        var state = text(PersistedState(ControllerRecord(countdownEnd: wall0, countdownSeconds: 60)))
         state = state.replacing("\"used\": false", with: "\"used\": 0")
         #expect(throws: StateFormatError("\"used\" must be true or false")) { try PersistedState(decoding: Array(state.utf8)) }
         let negative = text(PersistedState()).replacing("\"run\": 0", with: "\"run\": -1")
@@ -79,7 +83,8 @@ struct PersistedStateTests {
         ])
     func timeOutOfRange(key: String, empty: String, message: String) {
         func state(_ value: String) -> [UInt8] {
-            let json = text(PersistedState(run: 1)).replacing("\"\(key)\": \(empty)", with: "\"\(key)\": " + (empty == "[]" ? "[\(value)]" : value))
+            let json = text(PersistedState(ControllerRecord(run: 1))).replacing(
+                "\"\(key)\": \(empty)", with: "\"\(key)\": " + (empty == "[]" ? "[\(value)]" : value))
             return Array(json.utf8)
         }
         // -8000000000000 once crashed every start (wallNow - time overflowed); 9300000000000 does
@@ -97,9 +102,10 @@ struct PersistedStateTests {
         let policy = ResendPolicy(cooldowns: [.seconds(60)], cap: .init(maxSends: 2, window: .seconds(600)))
         let config = ControllerConfig(duration: .seconds(60), policy: policy)
         let state = PersistedState(
-            countdownEnd: WallTime(millisecondsSinceEpoch: 7_258_118_400_000), countdownSeconds: 60, run: 1,
-            runEnds: WallTime(millisecondsSinceEpoch: 0),
-            sends: [WallTime(millisecondsSinceEpoch: 0), WallTime(millisecondsSinceEpoch: 7_258_118_400_000)])
+            ControllerRecord(
+                countdownEnd: WallTime(millisecondsSinceEpoch: 7_258_118_400_000), countdownSeconds: 60, run: 1,
+                runEnds: WallTime(millisecondsSinceEpoch: 0),
+                sends: [WallTime(millisecondsSinceEpoch: 0), WallTime(millisecondsSinceEpoch: 7_258_118_400_000)]))
         for wall in [Int64.min, -1, 0, Int64.max] {
             for now in [Instant.origin, Instant(nanoseconds: Int64.max)] {
                 let snapshot = state.resumed(monotonicNow: now, wallNow: WallTime(nanosecondsSinceEpoch: wall), config: config)
@@ -115,7 +121,7 @@ struct PersistedStateTests {
             status: .sent, used: true, countdownEnd: mono0 + .seconds(40), countdownSeconds: 60, run: 1,
             runEnds: mono0 + .seconds(640))
         let state = PersistedState(snapshot, monotonicNow: mono0, wallNow: wall0)
-        #expect(state.countdownEnd == wall0 + .seconds(40))
+        #expect(state.controller.countdownEnd == wall0 + .seconds(40))
         // The next process: its monotonic clock starts elsewhere; 10 s of wall time passed.
         let later = Instant(nanoseconds: 1_000)
         let resumed = state.resumed(monotonicNow: later, wallNow: wall0 + .seconds(10), config: ControllerConfig())
@@ -138,7 +144,7 @@ struct PersistedStateTests {
             (Int64(3_600), Int64(0)),  // set forward an hour: over
         ])
     func clamp(wallChange: Int64, secondsLeft: Int64) {
-        let state = PersistedState(status: .title, used: true, countdownEnd: wall0 + .seconds(40), countdownSeconds: 60, run: 1)
+        let state = PersistedState(ControllerRecord(status: .title, used: true, countdownEnd: wall0 + .seconds(40), countdownSeconds: 60, run: 1))
         let resumed = state.resumed(monotonicNow: mono0, wallNow: wall0 + .seconds(wallChange), config: ControllerConfig())
         if secondsLeft == 0 {
             #expect(resumed.countdownEnd == nil)
@@ -151,7 +157,7 @@ struct PersistedStateTests {
 
     @Test("a countdown longer than the configuration now allows is cut to the longest cooldown")
     func clampToConfig() {
-        let state = PersistedState(status: .title, used: true, countdownEnd: wall0 + .seconds(250), countdownSeconds: 300)
+        let state = PersistedState(ControllerRecord(status: .title, used: true, countdownEnd: wall0 + .seconds(250), countdownSeconds: 300))
         let resumed = state.resumed(monotonicNow: mono0, wallNow: wall0, config: ControllerConfig(duration: .seconds(60)))
         #expect(resumed.countdownEnd == mono0 + .seconds(60))
         #expect(resumed.countdownSeconds == 60)
@@ -160,7 +166,7 @@ struct PersistedStateTests {
     @Test("a send still running when the old process died resumes with the plain title", arguments: [true, false])
     func sendingResumesPlain(countdownLeft: Bool) {
         let end = countdownLeft ? wall0 + .seconds(10) : wall0 - .seconds(1)
-        let state = PersistedState(status: .sending, used: true, countdownEnd: end, countdownSeconds: 60)
+        let state = PersistedState(ControllerRecord(status: .sending, used: true, countdownEnd: end, countdownSeconds: 60))
         #expect(state.resumed(monotonicNow: mono0, wallNow: wall0, config: ControllerConfig()).status == .title)
     }
 
@@ -169,10 +175,11 @@ struct PersistedStateTests {
         var config = ControllerConfig()
         config.policy.cap = ResendPolicy.Cap(maxSends: 3, window: .seconds(600))
         let state = PersistedState(
-            used: true,
-            sends: [
-                wall0 - .seconds(700), wall0 - .seconds(600), wall0 - .seconds(599), wall0 - .seconds(10), wall0 + .seconds(3_600),
-            ])
+            ControllerRecord(
+                used: true,
+                sends: [
+                    wall0 - .seconds(700), wall0 - .seconds(600), wall0 - .seconds(599), wall0 - .seconds(10), wall0 + .seconds(3_600),
+                ]))
         let resumed = state.resumed(monotonicNow: mono0, wallNow: wall0, config: config)
         #expect(resumed.sends == [mono0 - .seconds(599), mono0 - .seconds(10), mono0])
         #expect(state.resumed(monotonicNow: mono0, wallNow: wall0, config: ControllerConfig()).sends == [])
@@ -184,7 +191,7 @@ struct PersistedStateTests {
             (Int64(100), 2), (Int64(-1), 0),
         ])
     func runExpiry(runEndsIn: Int64, run: Int) {
-        let state = PersistedState(used: true, run: 2, runEnds: wall0 + .seconds(runEndsIn))
+        let state = PersistedState(ControllerRecord(used: true, run: 2, runEnds: wall0 + .seconds(runEndsIn)))
         #expect(state.resumed(monotonicNow: mono0, wallNow: wall0, config: ControllerConfig()).run == run)
     }
 }
