@@ -43,7 +43,7 @@ struct AcquiredHardware {
 
 /// The SCL clock the backpack pads its bytes for: the configured clock, or 100 kHz (i2c-bcm2835's
 /// default without the property) when unknown, times 1.6, because Pi 3-family boards derive SCL
-/// from the core clock and can run it up to 1.6x the setting (issue #11; not measured here).
+/// from the core clock and can run it up to 1.6x the setting (not measured here).
 /// At 100 kHz that adds nothing; at 400 kHz it pads each HD44780 byte with idle bytes.
 func paddingClockHz(configured: Int?) -> Int {
     let base = min(configured ?? PCF8574Backpack<LinuxI2CBus>.standardModeClockHz, 3_000_000)

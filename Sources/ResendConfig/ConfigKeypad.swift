@@ -3,8 +3,8 @@ import HAL
 import ResendCore
 
 extension DeviceConfig {
-    /// `keypad`: enter the received code on the device and have it verified (issue 14). Off by
-    /// default: then nothing of it applies and the device has its one button, as before.
+    /// `keypad`: enter the received code on the device and have it verified. Off by default:
+    /// then nothing of it applies and the device is the one button with its countdown.
     public struct Keypad: Hashable, Sendable {
         /// `keypad.enabled`.
         public var enabled = false
