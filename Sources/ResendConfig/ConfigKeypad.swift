@@ -153,7 +153,11 @@ extension DeviceConfig {
 
     // MARK: Reading
 
-    static func readKeypad(_ keypad: ConfigSection, config: DeviceConfig, reader: ConfigReader) -> Keypad {
+    /// Reads the `keypad` section; an enabled keypad adds the GPIO lines it takes (rows, columns,
+    /// output line) to `lineOwners`, which the caller checks once for a line used twice.
+    static func readKeypad(
+        _ keypad: ConfigSection, config: DeviceConfig, lineOwners: inout [(line: String, key: String)], reader: ConfigReader
+    ) -> Keypad {
         var result = Keypad()
         if let enabled = keypad.bool("enabled") { result.enabled = enabled }
         if let backend = keypad.choice("backend", options: [("matrix", Keypad.Backend.matrix), ("evdev", .evdev)]) {
@@ -296,13 +300,9 @@ extension DeviceConfig {
                     "\(quoted(String(decoding: [result.sendKey.symbol], as: UTF8.self))) is not on the keypad (keypad.keys); allowed: \"button\" or a letter key the keypad has"
                 )
             }
-            // Every GPIO line once: two functions on one line would fight over it.
-            var owners: [(line: String, key: String)] = [(config.button.line, "button.line")]
-            if let led = config.led.line { owners.append((led, "led.line")) }
-            for (index, line) in result.rows.enumerated() { owners.append((line, "keypad.rows[\(index)]")) }
-            for (index, line) in result.columns.enumerated() { owners.append((line, "keypad.columns[\(index)]")) }
-            if let line = result.output.line { owners.append((line, "keypad.output.line")) }
-            reportSharedLines(owners, reader: reader)
+            for (index, line) in result.rows.enumerated() { lineOwners.append((line, "keypad.rows[\(index)]")) }
+            for (index, line) in result.columns.enumerated() { lineOwners.append((line, "keypad.columns[\(index)]")) }
+            if let line = result.output.line { lineOwners.append((line, "keypad.output.line")) }
         case .evdev:
             if result.device == nil {
                 reader.report(
@@ -310,15 +310,14 @@ extension DeviceConfig {
                     "is null, but keypad.backend is \"evdev\"; allowed: the input device's path, e.g. \"/dev/input/by-id/usb-...-event-kbd\" (see ls -l /dev/input/by-id /dev/input/by-path)"
                 )
             }
-            var owners: [(line: String, key: String)] = [(config.button.line, "button.line")]
-            if let led = config.led.line { owners.append((led, "led.line")) }
-            if let line = result.output.line { owners.append((line, "keypad.output.line")) }
-            reportSharedLines(owners, reader: reader)
+            if let line = result.output.line { lineOwners.append((line, "keypad.output.line")) }
         }
         return result
     }
 
-    private static func reportSharedLines(_ owners: [(line: String, key: String)], reader: ConfigReader) {
+    /// Every GPIO line once: two functions on one line would fight over it. Each later owner of a
+    /// line is reported at its key, naming the first.
+    static func reportSharedLines(_ owners: [(line: String, key: String)], reader: ConfigReader) {
         var seen: [String: String] = [:]
         for owner in owners {
             if let first = seen[owner.line] {

@@ -157,7 +157,10 @@ extension DeviceConfig {
         log.finish()
 
         let keypad = root.section("keypad")
-        config.keypad = readKeypad(keypad, config: config, reader: reader)
+        var lineOwners: [(line: String, key: String)] = [(config.button.line, "button.line")]
+        if let led = config.led.line { lineOwners.append((led, "led.line")) }
+        config.keypad = readKeypad(keypad, config: config, lineOwners: &lineOwners, reader: reader)
+        reportSharedLines(lineOwners, reader: reader)
         keypad.finish()
 
         let mqtt = root.section("mqtt")

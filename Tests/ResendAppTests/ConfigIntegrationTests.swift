@@ -110,6 +110,21 @@ struct ConfigIntegrationTests {
         #expect(try RunOptions.parse(["--config", "/a.json5", "--led", "GPIO27"], readConfig: read).config.led.activeLow)
     }
 
+    @Test("an LED on the button's line is refused by config check and by run alike: exit 78 at led.line, not a flag's usage error")
+    func ledOnTheButtonsLineInTheFile() {
+        let file = #"{button: {line: "GPIO17"}, led: {line: "GPIO17"}}"#
+        let message = #"t.json5: led.line: "GPIO17" is also button.line; allowed: a GPIO line of its own"#
+        let checked = checkConfig(file)
+        #expect(checked.code == .config)
+        #expect(checked.err == [message])
+        let error = exitError { () throws(ExitError) in try RunOptions.parse(["--config", "t.json5"], readConfig: { _ in .text(file) }) }
+        #expect(error?.code == .config)
+        #expect(error?.message.hasSuffix(#"led.line: "GPIO17" is also button.line; allowed: a GPIO line of its own"#) == true)
+        let flags = exitError { () throws(ExitError) in try RunOptions.parse(["--button", "GPIO5", "--led", "GPIO5"], readConfig: { _ in .missing }) }
+        #expect(flags?.code == .usage)
+        #expect(flags?.message == "run: --led: GPIO5 is the button's line; the LED needs a line of its own")
+    }
+
     @Test("the file's button and LED lines read back as the same specs the flags give")
     func configuredLinesAreSpecs() throws {
         let options = try RunOptions.parse(["--config", "/l.json5"]) { _ in .text("{button: {line: \"gpiochip1:7\"}, led: {line: \"GPIO6\"}}") }
