@@ -111,13 +111,13 @@ extension LoopObserver {
 ///   (`EventSource.readButtonLevel`) when its debounce window closes and after
 ///   `.edgesMayBeLost`; a level that differs from its last edge is reconciled
 ///   (`KeyDebouncer.reconcile`: lost edges repaired, no press from a window that did not hold).
-/// - The send command runs through `environment.sender`, its outcomes arriving as
+/// - The send command runs through `environment.commands.send`, its outcomes arriving as
 ///   `.commandFinished(.send, _)`, from the runner's `service(now:)`, or at once from `start`. The press time
 ///   it is given is the press's own instant on the wall clock (worked back from the loop's `now`).
-/// - The verify command runs through `environment.verifier` (the code goes to its standard input;
+/// - The verify command runs through `environment.commands.verify` (the code goes to its standard input;
 ///   the loop logs only the code's length and the outcome, never a digit, and never the verify
 ///   command's output). Without a code entry, verify outcomes are ignored.
-/// - The output line (`environment.strike`: door strike, relay) is driven inactive at start and at
+/// - The output line (`environment.outputs.strike`: door strike, relay) is driven inactive at start and at
 ///   stop (also when waiting fails and `run()` throws), and every pulse is bounded twice: by the
 ///   entry flow's own deadline and by the loop's (`EntryConfig.pulse` after it went active), so no
 ///   path leaves it active past its pulse while the loop runs. Raspberry Pi kernels keep a
@@ -132,7 +132,7 @@ extension LoopObserver {
 ///   its try is on disk, and closes code entry while writes fail (fail closed). Only the monotonic
 ///   clock times anything while running. Without a store (`environment.store` nil) nothing is read
 ///   or written.
-public struct EventLoop<Environment: LoopEnvironment> {
+public struct EventLoop<Environment: LoopPorts> {
     /// The loop's outside world: its parts are reachable (and inspectable in tests) here.
     public var environment: Environment
     public private(set) var coordinator: DeviceCoordinator
@@ -164,8 +164,8 @@ public struct EventLoop<Environment: LoopEnvironment> {
     /// The earliest instant anything inside the loop needs to run again; nil when idle.
     public var nextDeadline: Instant? {
         var next = earliest(coordinator.nextDeadline, environment.display.nextService)
-        next = earliest(next, environment.sender.nextService)
-        next = earliest(next, environment.verifier.nextService)
+        next = earliest(next, environment.commands.send.nextService)
+        next = earliest(next, environment.commands.verify.nextService)
         return earliest(next, outputState == false ? nil : outputDeadline)
     }
 
@@ -246,11 +246,11 @@ public struct EventLoop<Environment: LoopEnvironment> {
             reconcileButtonLevel(now: now)
         }
         perform(coordinator.advanceKeys(to: now), now: now)
-        if let due = environment.sender.nextService, due <= now {
-            for outcome in environment.sender.service(now: now) { perform(coordinator.sendFinished(outcome, now: now), now: now) }
+        if let due = environment.commands.send.nextService, due <= now {
+            for outcome in environment.commands.send.service(now: now) { perform(coordinator.sendFinished(outcome, now: now), now: now) }
         }
-        if let due = environment.verifier.nextService, due <= now {
-            for outcome in environment.verifier.service(now: now) { verifyEnded(outcome, now: now) }
+        if let due = environment.commands.verify.nextService, due <= now {
+            for outcome in environment.commands.verify.service(now: now) { verifyEnded(outcome, now: now) }
         }
         perform(coordinator.advance(to: now), now: now)
         if outputState != false, let bound = outputDeadline, bound <= now {
@@ -313,7 +313,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
             case .entry(let action):
                 switch action {
                 case .runVerify(let request):
-                    if let outcome = environment.verifier.start(request, now: now) { immediateVerifies.append(outcome) }
+                    if let outcome = environment.commands.verify.start(request, now: now) { immediateVerifies.append(outcome) }
                 case .setOutput(let active):
                     setOutput(active, now: now)
                 case .persist(let snapshot):
@@ -339,7 +339,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
         case .setLED(let on):
             guard ledState != on else { return nil }
             do throws(HALError) {
-                try environment.led.set(on)
+                try environment.outputs.led?.set(on)
                 ledState = on
                 environment.observer.record(.led(on), at: now)
             } catch {
@@ -370,7 +370,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
                         sequence: sequence, ending: .couldNotStart(reason: error.operation, errno: error.errno), duration: .zero)
                 }
             }
-            return environment.sender.start(request, now: now)
+            return environment.commands.send.start(request, now: now)
         }
         return nil
     }
@@ -381,7 +381,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
     private mutating func setOutput(_ active: Bool, now: Instant) {
         if !active && outputState == false { return }
         do throws(HALError) {
-            try environment.strike.set(active)
+            try environment.outputs.strike?.set(active)
             outputState = active
             outputRetry = EventLoopTiming.firstOutputRetry
             if active {
@@ -450,18 +450,6 @@ public struct NoObserver: LoopObserver {
     public init() {}
     public mutating func record(_ event: LoopEvent, at now: Instant) {}
     public mutating func stepFinished(at now: Instant) {}
-}
-
-/// An LED that is not fitted.
-public struct NoLED: OutputLine {
-    public init() {}
-    public mutating func set(_ active: Bool) throws(HALError) {}
-}
-
-/// No output line (door strike, relay) is fitted.
-public struct NoStrike: OutputLine {
-    public init() {}
-    public mutating func set(_ active: Bool) throws(HALError) {}
 }
 
 /// No send command: every start fails at once (a controller configured with a send command needs
