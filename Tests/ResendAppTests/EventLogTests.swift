@@ -310,7 +310,7 @@ struct EventLogTests {
         #expect(lines == scenario.expected)
         // The last press is clean: every edge the loop's debouncer suppressed was reported, no more, no less.
         let reported = lines.compactMap { $0.split(separator: "count=").dropFirst().first.flatMap { Int($0) } }.reduce(0, +)
-        #expect(reported == loop.coordinator.keys.suppressedEdges)
+        #expect(reported == loop.coordinator.keys.suppressedEdges(of: .button))
     }
 }
 
