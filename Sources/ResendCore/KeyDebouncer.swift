@@ -78,7 +78,7 @@ public struct KeyDebouncer {
     /// and not seen yet (the button before its first edge). The keys whose level a lost edge may
     /// have left wrong.
     public var keys: [Key] {
-        debouncers.map(\.key) + own.map(\.key)
+        debouncers.map { $0.key } + own.map { $0.key }
     }
 
     /// The keys whose pending change is due at `now` (their window closes), in the order first seen.
