@@ -31,14 +31,11 @@ fake_deploy() { # fake_deploy SWIFT_VERSION ARGS...: scripts/deploy with the fak
     PATH="$work/bin:$PATH" FAKE_SSH_LOG=$work/ssh.log FAKE_SWIFT=$swift scripts/deploy "$@" < /dev/null
 }
 ssh_calls() { wc -l < "$work/ssh.log"; }
-# file_deb: the package of the release binary, built once for this file; prints its path.
+# file_deb: the package of the release binary (built once per bats run); prints its path.
 file_deb() {
-    [[ -f $BATS_FILE_TMPDIR/deb.path ]] || {
-        RESEND_RELEASE_BINARY=$(release_binary)
-        export RESEND_RELEASE_BINARY
-        build_deb "$BATS_FILE_TMPDIR/deb" > "$BATS_FILE_TMPDIR/deb.path"
-    }
-    cat "$BATS_FILE_TMPDIR/deb.path"
+    RESEND_RELEASE_BINARY=$(release_binary)
+    export RESEND_RELEASE_BINARY
+    shared_deb
 }
 
 @test "deploy --build-on-pi --dry-run prints the 8 steps with their exact commands, in order, and runs nothing" {

@@ -11,9 +11,9 @@ board=board/raspberry-pi
 setup_file() {
     RESEND_RELEASE_BINARY=$(release_binary)
     export RESEND_RELEASE_BINARY
-    # The package the tests look into; the first test checks how it was built.
-    scripts/package --binary "$RESEND_RELEASE_BINARY" --output "$BATS_FILE_TMPDIR/deb" > "$BATS_FILE_TMPDIR/package.log" 2>&1 || true
-    DEB=$(tail -n 1 "$BATS_FILE_TMPDIR/package.log")
+    # The package the tests look into (shared with the other files of this bats run); the first
+    # test checks how it was built.
+    DEB=$(shared_deb) || true
     export DEB
 }
 
@@ -27,8 +27,10 @@ setup() {
 need_deb() { [[ -f $DEB ]] || fail "no package: scripts/package failed (the first test shows its output)"; }
 
 @test "package builds resend-button_VERSION_ARCH.deb and prints its path last" {
-    run cat "$BATS_FILE_TMPDIR/package.log"
-    assert_equal "$DEB" "$BATS_FILE_TMPDIR/deb/resend-button_${version}_${architecture}.deb"
+    run cat "$BATS_RUN_TMPDIR/deb.log"
+    assert_success
+    assert_equal "$DEB" "$BATS_RUN_TMPDIR/deb/resend-button_${version}_${architecture}.deb"
+    assert_equal "${lines[-1]}" "$DEB"
     assert_file_exists "$DEB"
 }
 
@@ -250,7 +252,7 @@ conffile_debs() {
     local r=$work/dpkg-root next config
     config=$r/etc/resend-button/config.json5
     make_dpkg_root "$r"
-    next=$(build_deb "$work/deb-next" --version-suffix +1)
+    next=$(shared_deb +1)
     dpkg_root "$r" "$work/dpkg1.log" -i "$DEB"
     cmp "$board/config.json5" "$config" || fail "postinst did not create the configuration"
     expect_contains "$r/calls.log" "systemd-sysusers /usr/lib/sysusers.d/resend-button.conf" "deb-systemd-helper enable resend-button.service"
@@ -272,7 +274,7 @@ conffile_debs() {
     local r=$work/dpkg-root-systemd next
     make_dpkg_root "$r"
     mkdir -p "$r/run/systemd/system"
-    next=$(build_deb "$work/deb-next" --version-suffix +1)
+    next=$(shared_deb +1)
     dpkg_root "$r" "$work/install.log" -i "$DEB"
     run grep '^deb-systemd-invoke' "$r/calls.log"
     assert_output "deb-systemd-invoke start resend-button.service"
@@ -304,7 +306,7 @@ conffile_debs() {
     local r=$work/dpkg-root-transition next
     make_dpkg_root "$r"
     conffile_debs
-    next=$(build_deb "$work/deb-next" --version-suffix +1)
+    next=$(shared_deb +1)
     dpkg_root "$r" "$work/dpkg-t1.log" -i "$work/conffile-old.deb"
     sed -i 's/seconds: 60/seconds: 90/' "$r/etc/resend-button/config.json5"
     cp "$r/etc/resend-button/config.json5" "$work/edited.json5"

@@ -11,7 +11,7 @@ setup_file() {
     command -v apt-ftparchive > /dev/null || skip "apt-ftparchive is missing (apt-get install apt-utils)"
     command -v gpg > /dev/null || skip "gpg is missing (apt-get install gnupg)"
     RESEND_RELEASE_BINARY=$(release_binary)
-    DEB=$(build_deb "$BATS_FILE_TMPDIR/deb")
+    DEB=$(shared_deb)
     export RESEND_RELEASE_BINARY DEB
     fake_debs "$BATS_FILE_TMPDIR/repo-in" > "$BATS_FILE_TMPDIR/debs"
 }

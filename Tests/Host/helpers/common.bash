@@ -58,5 +58,16 @@ build_deb() {
     tail -n 1 "$dir.log"
 }
 
+# shared_deb [SUFFIX]: the package of the release binary (with --version-suffix SUFFIX), built
+# once per bats run (in $BATS_RUN_TMPDIR, shared by the files of one `bats` call; its log is
+# beside it, .log); prints its path. A failed build fails every call.
+shared_deb() {
+    local dir=$BATS_RUN_TMPDIR/deb${1:-}
+    if [[ ! -f $dir.path ]]; then
+        build_deb "$dir" ${1:+--version-suffix "$1"} > "$dir.path" || { rm -f "$dir.path"; return 1; }
+    fi
+    cat "$dir.path"
+}
+
 # program_version: the version the package carries (programVersion in the CLI).
 program_version() { sed -n 's/^public let programVersion = "\(.*\)"$/\1/p' Sources/ResendApp/CLI.swift; }
