@@ -31,6 +31,15 @@ play() {
     shift
     ansible_in "$a" "$@" > "$a/run$n.log" 2>&1 || { cat "$a/run$n.log"; return 1; }
 }
+# inventory LINES...: $a/inventory.yml, the host localhost (connection local, the config in $a,
+# the binary under test, group root) with these host variables (YAML lines) added.
+inventory() {
+    {
+        printf '%s\n' 'resend_button_panels:' '  hosts:' '    localhost:'
+        printf '      %s\n' 'ansible_connection: local' 'ansible_become: false' 'ansible_python_interpreter: /usr/bin/python3' \
+            "resend_button_config_dir: $a/etc/resend-button" "resend_button_binary: $RESEND_BINARY" 'resend_button_group: root' "$@"
+    } > "$a/inventory.yml"
+}
 changed_of() { sed -n 's/^localhost *: .*changed=\([0-9]*\).*/\1/p' "$1"; }
 
 @test "ansible-playbook --syntax-check board/ansible/playbook.yml" {
@@ -41,23 +50,8 @@ changed_of() { sed -n 's/^localhost *: .*changed=\([0-9]*\).*/\1/p' "$1"; }
     local config=$a/etc/resend-button/config.json5
     ansible-vault encrypt_string --vault-password-file "$a/vault-pass" 'token-4711' --name vault_sms_api_token \
         > "$a/host_vars/localhost.yml" 2> /dev/null
-    cat > "$a/inventory.yml" << EOF
-resend_button_panels:
-  hosts:
-    localhost:
-      ansible_connection: local
-      ansible_become: false
-      ansible_python_interpreter: /usr/bin/python3
-      resend_button_config_dir: $a/etc/resend-button
-      resend_button_binary: $RESEND_BINARY
-      resend_button_group: root
-      resend_button_manage_service: false
-      resend_button_config:
-        cooldown: { seconds: 45 }
-        lcd: { geometry: 20x4 }
-      resend_button_credentials:
-        sms_api_token: "{{ vault_sms_api_token }}"
-EOF
+    inventory 'resend_button_manage_service: false' 'resend_button_config:' '  cooldown: { seconds: 45 }' '  lcd: { geometry: 20x4 }' \
+        'resend_button_credentials:' '  sms_api_token: "{{ vault_sms_api_token }}"'
     play 1
     "$RESEND_BINARY" config check "$config"
     expect_contains "$config" '"seconds": 45' '"geometry": "20x4"' '"line": "GPIO17"'
@@ -100,20 +94,8 @@ case "\$1" in
 esac
 EOF
     chmod +x "$a/bin/systemctl"
-    cat > "$a/inventory.yml" << EOF
-resend_button_panels:
-  hosts:
-    localhost:
-      ansible_connection: local
-      ansible_become: false
-      ansible_python_interpreter: /usr/bin/python3
-      resend_button_config_dir: $a/etc/resend-button
-      resend_button_restart_record: $a/var/lib/resend-button-ansible/restarted-with
-      resend_button_binary: $RESEND_BINARY
-      resend_button_group: root
-      resend_button_config:
-        cooldown: { seconds: 45 }
-EOF
+    inventory "resend_button_restart_record: $a/var/lib/resend-button-ansible/restarted-with" \
+        'resend_button_config:' '  cooldown: { seconds: 45 }'
     export PATH=$a/bin:$PATH
     play 1 --tags config,service
     assert_equal "$(cat "$a/pid")" 2

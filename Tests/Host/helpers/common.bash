@@ -24,9 +24,10 @@ debug_binary() {
         echo "$RESEND_BINARY"
         return
     fi
-    swift build --product resend-button > "$BATS_FILE_TMPDIR/debug-build.log" 2>&1 \
+    # Warnings are errors, as in scripts/test (the same flags: neither rebuilds the other's products).
+    RESEND_STRICT=${RESEND_STRICT:-1} swift build --product resend-button > "$BATS_FILE_TMPDIR/debug-build.log" 2>&1 \
         || { cat "$BATS_FILE_TMPDIR/debug-build.log" >&2; return 1; }
-    echo "$(swift build --show-bin-path)/resend-button"
+    echo "$(RESEND_STRICT=${RESEND_STRICT:-1} swift build --show-bin-path)/resend-button"
 }
 
 release_binary() {

@@ -1,0 +1,39 @@
+#!/usr/bin/env bats
+# Every parser of outside input under libFuzzer + AddressSanitizer (docs/testing.md, Fuzzing):
+# each target's kept crashers replayed (each must pass now), then RESEND_FUZZ_SECONDS (default
+# 15) of fuzzing from its seed corpus, through scripts/fuzz. A crash, trap, ASan report,
+# time-out or out-of-memory fails the target's test; scripts/fuzz's output says where the input is.
+# bats file_tags=fuzz
+
+load helpers/common
+
+setup_file() {
+    # The sanitizer build (.build/fuzz) once, before the targets.
+    scripts/fuzz --build-only > "$BATS_FILE_TMPDIR/build.log" 2>&1 || { cat "$BATS_FILE_TMPDIR/build.log" >&2; return 1; }
+}
+
+fuzz() {
+    run scripts/fuzz --seconds "${RESEND_FUZZ_SECONDS:-15}" "$1"
+    assert_success
+    assert_line "fuzz: 1 passed, 0 failed"
+}
+
+@test "fuzz: the configuration file parser (config check's entry point) never traps; a bad file is exit 78 with a message" {
+    fuzz config
+}
+
+@test "fuzz: the headless script parser never traps, and a valid script runs on virtual time without an LCD protocol violation" {
+    fuzz script
+}
+
+@test "fuzz: the state file decoder never traps, re-encodes what it decodes, and no resume gives a countdown longer than allowed" {
+    fuzz state
+}
+
+@test "fuzz: the command-line parser never traps and prints no raw control character in an error line" {
+    fuzz cli
+}
+
+@test "fuzz: the LCD driver shows every random frame exactly on the emulator, without a protocol violation" {
+    fuzz lcd
+}
