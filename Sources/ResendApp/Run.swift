@@ -105,6 +105,9 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     if let warning = clockWarning(hardware.clockHz) {
         logger.log(LogRecord("i2c clock high", [.string("advice", warning)]), at: clock.now())
     }
+    // Said once: a state directory in RAM forgets at a power cut (a keypad then stays closed).
+    let durability = StateDurability.assess(options.config.stateFile, keypad: options.config.keypad)
+    if let record = durability?.record { logger.log(record, at: clock.now()) }
 
     var runner = CommandService.none
     if let command = options.config.send.command {
@@ -189,7 +192,7 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
             source: source, display: display, led: LEDLine(hardware.led), strike: StrikeLine(hardware.keypad?.output), clock: clock,
             observer: observer, sender: runner, verifier: keypad?.verifier ?? .none, stateFile: options.config.stateFile,
             wallClock: SystemWallClock())
-        try ResendApp.runLoop(environment, coordinator: coordinator)
+        try ResendApp.runLoop(environment, coordinator: coordinator, stateForgets: durability?.closesEntry ?? false)
     }
     do throws(HALError) {
         if let (client, topics) = mqtt {
