@@ -34,6 +34,37 @@ extension DeviceConfig {
         return config
     }
 
+    /// The keypad section as `output off` needs it from a file that may be wrong elsewhere: the
+    /// door must be driven off whenever its own keys are right. Returns the keypad read from the
+    /// file (its `enabled`, `output.line` and `output.activeLow` as the file says) when none of
+    /// the file's problems concerns those keys, their sections or the file as a whole (a syntax
+    /// error, problems not shown); else throws them all, as `parse` does.
+    public static func parseOutputKeys(bytes: [UInt8], source: String) throws(ConfigErrors) -> Keypad {
+        let document: JSON5Document
+        switch JSON5Parser.parse(bytes) {
+        case .success(let parsed):
+            document = parsed
+        case .failure(let syntax):
+            throw ConfigErrors(source: source, errors: [ConfigError(path: "", message: syntax.message, line: syntax.line, column: syntax.column)])
+        }
+        let reader = ConfigReader(fullSchema: schema)
+        for duplicate in document.duplicates {
+            reader.report(
+                duplicate.path, "given twice (at \(duplicate.firstLine):\(duplicate.firstColumn) and \(duplicate.line):\(duplicate.column))")
+        }
+        let config = read(document.value, reader: reader)
+        let errors = reader.allErrors
+        let needed = ["keypad.enabled", "keypad.output.line", "keypad.output.activeLow"]
+        let concerned = errors.contains { error in
+            error.path.isEmpty
+                || needed.contains { key in
+                    key == error.path || key.hasPrefix(error.path + ".") || error.path.hasPrefix(key + ".") || error.path.hasPrefix(key + "[")
+                }
+        }
+        if concerned { throw ConfigErrors(source: source, errors: errors) }
+        return config.keypad
+    }
+
     /// One line for `config check`: what this configuration sets up.
     public var summary: String {
         var parts: [String] = []
