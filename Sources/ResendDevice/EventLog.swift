@@ -120,6 +120,10 @@ public func logRecord(for event: LoopEvent, at now: Instant, sendOutput: Bool = 
         return LogRecord("edges lost", [.string("line", level.pressed ? "pressed" : "released")])
     case .buttonReadFailed(let error):
         return LogRecord("button read failed", [.string("op", error.operation), .string("error", describe(error))])
+    case .keyEdgesLost:
+        return LogRecord("key edges lost")
+    case .keyReadFailed(let error):
+        return LogRecord("key read failed", [.string("op", error.operation), .string("error", describe(error))])
     case .edge, .debounced, .led:
         return nil
     case .entry(let event):
