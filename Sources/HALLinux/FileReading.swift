@@ -199,7 +199,10 @@ public enum FileReader {
             do throws(HALError) {
                 let offset = count
                 got = try Syscall.run("read \(path)") {
-                    data.withUnsafeMutableBytes { CLinuxOS.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+                    data.withUnsafeMutableBytes { buffer in
+                        guard let base = buffer.baseAddress else { return 0 }
+                        return CLinuxOS.read(fd, base + offset, buffer.count - offset)
+                    }
                 }
             } catch {
                 throw fail(.system(error))

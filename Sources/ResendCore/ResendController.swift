@@ -47,7 +47,7 @@ public struct ControllerConfig: Hashable, Sendable {
     /// The longest cooldown a send can get, in whole seconds: the duration, or the longest of the
     /// policy's escalating cooldowns.
     public var longestCooldownSeconds: Int {
-        let longest = policy.cooldowns.isEmpty ? duration : policy.cooldowns.max()!
+        let longest = policy.cooldowns.max() ?? duration
         return Int(longest.nanoseconds / oneSecond.nanoseconds)
     }
 
