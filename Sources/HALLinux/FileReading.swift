@@ -141,7 +141,7 @@ public struct FileReadError: Error, Hashable, Sendable {
     }
 }
 
-/// The one way HALLinux reads a file it is given (DESIGN.md habit 12): the configuration file,
+/// The one way HALLinux reads a file it is given (every outside input is hostile: no links followed, regular files only, a size cap): the configuration file,
 /// the headless script, the state file.
 ///
 /// - The path is checked with lstat(2) first: a symbolic link is refused (not followed), and so is

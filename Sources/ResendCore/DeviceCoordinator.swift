@@ -34,7 +34,7 @@ public enum DeviceAction: Hashable, Sendable {
     case buttonChanged(DebouncedChange)
 }
 
-/// The one coordinator of the device (DESIGN.md section 4): routes keys (every key through the
+/// The one coordinator of the device: routes keys (every key through the
 /// `KeyDebouncer`; a key bound to Send/Resend presses the `ResendController`, the others go to the
 /// `CodeEntry` when there is one and are dropped when not), opens the field when a send succeeded
 /// (or at an accepted press when no send command is configured), and merges the two machines'
