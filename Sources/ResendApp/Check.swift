@@ -158,7 +158,7 @@ private func lineFinding(role: String, _ spec: LineSpec, _ facts: CheckFacts) ->
             )
         }
     case .chipOffset(let chipNumber, let offset):
-        let path = spec.location()!.chipPath
+        let path = LineSpec.location(chip: chipNumber, offset: offset).chipPath
         guard let chip = chips.first(where: { $0.path.hasSuffix("/gpiochip\(chipNumber)") }) else {
             let present = chips.map { $0.name }.joined(separator: ", ")
             return .problem(.unavailable, "\(subject): \(path) does not exist (chips: \(present))")
@@ -168,7 +168,7 @@ private func lineFinding(role: String, _ spec: LineSpec, _ facts: CheckFacts) ->
         }
         found = (chip, line)
     }
-    let (chip, line) = found!
+    guard let (chip, line) = found else { preconditionFailure("lineFinding: every case finds a line or returns") }
     let place = "line \(line.offset) of \(chip.path) [\(chip.label)]" + (line.name.map { " named \($0)" } ?? "")
     guard line.isUsed else { return .ok("\(subject): \(place), free") }
     let holder = line.consumer.map { "\"\($0)\"" } ?? "a kernel driver or another program"
@@ -334,10 +334,11 @@ public func drawTestPattern<Bus: I2CBus, Wait: Delay>(bus: Bus, address: I2CAddr
     var lcd = HD44780(port: PCF8574Backpack(bus: bus, address: address), delay: delay, geometry: geometry)
     try lcd.initialize()
     let rom = CharacterROM.a00
-    let block = rom.code(for: "█")!
+    guard let block = rom.code(for: "█"), let questionMark = rom.code(for: "?") else {
+        preconditionFailure("the test pattern: the A00 ROM has a full block and a question mark")
+    }
     try lcd.render(Array(repeating: Array(repeating: block, count: geometry.columns), count: geometry.rows))
     lcd.delay.delay(testPatternHold)
-    let questionMark = rom.code(for: "?")!
     try lcd.render(
         testPatternLines(address: address, bus: busNumber, geometry: geometry).map { line in
             line.unicodeScalars.map { rom.code(for: $0) ?? questionMark }

@@ -256,8 +256,8 @@ func locate(_ spec: LineSpec) throws(HALError) -> GPIOLineLocation {
     switch spec {
     case .named(let name):
         return try findLine(named: name)
-    case .chipOffset:
-        return spec.location()!
+    case .chipOffset(let chip, let offset):
+        return LineSpec.location(chip: chip, offset: offset)
     }
 }
 

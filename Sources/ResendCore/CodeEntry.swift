@@ -626,7 +626,7 @@ public struct CodeEntry {
             let message = notice.map(noticeText)
             return EntryView(
                 status: message ?? texts.promptTitle, field: field,
-                compact: (message != nil && (length == 0 || noticeUntil != nil)) ? message! : field,
+                compact: message.flatMap { length == 0 || noticeUntil != nil ? $0 : nil } ?? field,
                 cursor: fieldCursor(in: field))
         case .verifying:
             let field = texts.fieldPrefix + String(repeating: texts.maskCharacter, count: submittedLength)
