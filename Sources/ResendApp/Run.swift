@@ -4,28 +4,6 @@ import HALLinux
 import ResendConfig
 import ResendCore
 
-/// The LED line when one is fitted, nothing otherwise (one type for the event loop either way).
-public struct LEDLine: OutputLine {
-    public let output: GPIOOutput?
-
-    public init(_ output: GPIOOutput?) { self.output = output }
-
-    public mutating func set(_ active: Bool) throws(HALError) {
-        try output?.set(active)
-    }
-}
-
-/// The keypad's output line (door strike, relay) when one is configured, nothing otherwise.
-public struct StrikeLine: OutputLine {
-    public let output: GPIOOutput?
-
-    public init(_ output: GPIOOutput?) { self.output = output }
-
-    public mutating func set(_ active: Bool) throws(HALError) {
-        try output?.set(active)
-    }
-}
-
 /// The hardware `run` acquired: the lines are released when the last reference goes.
 struct AcquiredHardware {
     var button: GPIOButton
@@ -106,21 +84,17 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         logger.log(LogRecord("i2c clock high", [.string("advice", warning)]), at: clock.now())
     }
 
-    var runner = CommandService.none
-    if let command = options.config.send.command {
-        do throws(HALError) {
-            let process = try ProcessRunner(
-                .init(
-                    arguments: command, timeout: .seconds(Int64(options.config.send.timeoutSeconds)),
-                    // Not logged (the default): nothing is kept, every byte only counted.
-                    outputLimit: options.config.send.logOutput ? options.config.send.maxOutputBytes : 0, environment: options.config.send.environment,
-                    sessionDirectory: session?.path))
-            _ = source.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
-            runner = .process(process)
-        } catch {
-            throw ExitError(.software, "run: cannot prepare the send command: \(error.operation): \(describe(error))")
-        }
+    let runner: CommandService
+    do throws(HALError) {
+        runner = try .make(
+            .send, arguments: options.config.send.command, timeout: .seconds(Int64(options.config.send.timeoutSeconds)),
+            // Not logged (the default): nothing is kept, every byte only counted.
+            outputLimit: options.config.send.logOutput ? options.config.send.maxOutputBytes : 0, environment: options.config.send.environment,
+            sessionDirectory: session?.path)
+    } catch {
+        throw ExitError(.software, "run: cannot prepare the send command: \(error.operation): \(describe(error))")
     }
+    runner.attach(to: &source)
     var watchdogTimer: WatchdogTimer?
     if let interval = notifier.watchdogPingInterval {
         do throws(HALError) {
@@ -185,10 +159,10 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         (try attachMQTT(setup, source: &source, command: "run") { logger.log($0, at: SystemClock().now()) }, setup.topics)
     }
     func runLoop<Observer: LoopObserver>(observer: Observer) throws(HALError) {
-        let environment = DeviceEnvironment(
-            source: source, display: display, led: LEDLine(hardware.led), strike: StrikeLine(hardware.keypad?.output), clock: clock,
-            observer: observer, sender: runner, verifier: keypad?.verifier ?? .none, stateFile: options.config.stateFile,
-            wallClock: SystemWallClock())
+        let environment = DeviceLoopEnvironment(
+            source: source, display: display, outputs: Outputs(led: hardware.led, strike: hardware.keypad?.output),
+            commands: .device(send: runner, verify: keypad?.verifier ?? .none), clock: clock, wallClock: SystemWallClock(), observer: observer,
+            store: options.config.stateFile.map { StateFile(path: $0) }, random: .kernel(KernelRandom()))
         try ResendApp.runLoop(environment, coordinator: coordinator)
     }
     do throws(HALError) {

@@ -25,6 +25,9 @@ public struct MQTTSetup: Sendable {
             host: config.host, port: config.port, keepaliveSeconds: config.keepaliveSeconds,
             clientID: config.clientId ?? "resend-button-" + hostPart, will: topics.availabilityMessage(online: false),
             subscriptions: [topics.command, topics.homeAssistantStatus])
+        // A retained command would run at every connection; Home Assistant's retained `online` is
+        // how it says it is there.
+        settings.liveOnlyTopics = [topics.command]
         settings.username = config.username
         settings.caFile = config.caFile
         settings.certFile = config.certFile
@@ -60,8 +63,10 @@ public struct MQTTSetup: Sendable {
 /// Creates the client, registers it with `source` (its socket in the loop's poll set, its
 /// keepalive and reconnections at their deadlines) and starts connecting. Changes of the
 /// connection go to `log` once each (`MQTTClient.LinkState`); received commands become
-/// `LoopInput.remote` when the configuration allows them, refused ones are logged; Home
-/// Assistant's `online` republishes discovery and the state.
+/// `LoopInput.remote` when the configuration allows them, refused ones are logged (a retained
+/// command is always refused: `retained=1`); every dropped message is logged with its size and
+/// the kind of its topic; Home Assistant's `online` republishes discovery and the state. The
+/// lines an outsider can cause are rate-limited by the logger (`EventLogger`).
 public func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, command: String, log: @escaping (LogRecord) -> Void) throws(ExitError)
     -> MQTTClient
 {
@@ -79,7 +84,11 @@ public func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, comma
         for happening in happenings {
             switch happening {
             case .state(let state, let retry):
-                log(mqttStateRecord(state, broker: broker, retry: retry))
+                var record = mqttStateRecord(state, broker: broker, retry: retry)
+                if case .down = state, client.unconfirmedAtLoss > 0 {
+                    record.fields.append(.int("unconfirmed", client.unconfirmedAtLoss))
+                }
+                log(record)
                 if state == .connected, client.droppedEvents > reportedDrops {
                     log(LogRecord("mqtt events dropped", [.int("count", client.droppedEvents - reportedDrops)]))
                     reportedDrops = client.droppedEvents
@@ -91,6 +100,16 @@ public func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, comma
                 case .republish: client.republishRetained()
                 case .ignored: break
                 }
+            case .dropped(let drop):
+                log(mqttDropRecord(drop, kind: topics.kind(of: drop.topic)))
+            case .protocolFallback:
+                log(
+                    LogRecord(
+                        "mqtt protocol",
+                        [
+                            .string("broker", broker), .string("version", "3.1.1"),
+                            .string("reason", "the broker does not speak MQTT v5: set message_size_limit on the broker (docs/mqtt.md)"),
+                        ]))
             }
         }
         return inputs
@@ -105,7 +124,7 @@ public func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, comma
 }
 
 /// `mqtt connected broker=host:1883`, `mqtt down broker=... reason="..." retry_s=2`,
-/// `mqtt refused broker=... reason="not authorised" retry_s=1`.
+/// `mqtt refused broker=... reason="Not authorized" retry_s=1`.
 func mqttStateRecord(_ state: MQTTClient.LinkState, broker: String, retry: TimeSpan?) -> LogRecord {
     var fields: [LogField] = [.string("broker", broker)]
     let event: String
@@ -121,4 +140,28 @@ func mqttStateRecord(_ state: MQTTClient.LinkState, broker: String, retry: TimeS
     }
     if let retry { fields.append(.int("retry_s", max(1, wholeSecondsLeft(retry)))) }
     return LogRecord(event, fields)
+}
+
+extension HomeAssistantTopics {
+    /// The kind of a received message's topic, for the log: `command`, `homeassistant_status` or
+    /// `other` (the topic itself may be anything a publisher chose).
+    func kind(of topic: String) -> String {
+        if topic == command { return "command" }
+        if topic == homeAssistantStatus { return "homeassistant_status" }
+        return "other"
+    }
+}
+
+/// `mqtt command refused retained=1 command=open`: a retained command (never run);
+/// `mqtt message dropped topic=command bytes=300 reason=payload_too_long`: one that did not fit
+/// (`also_dropped=N` when further drops went unreported).
+func mqttDropRecord(_ drop: MQTTClient.Drop, kind: String) -> LogRecord {
+    if drop.reason == .retained {
+        return LogRecord("mqtt command refused", [.int("retained", 1), .string("command", String(decoding: drop.payload, as: UTF8.self))])
+    }
+    var fields: [LogField] = [
+        .string("topic", kind), .int("bytes", drop.payloadBytes), .int("topic_bytes", drop.topicBytes), .string("reason", drop.reason.rawValue),
+    ]
+    if drop.alsoDropped > 0 { fields.append(.int("also_dropped", drop.alsoDropped)) }
+    return LogRecord("mqtt message dropped", fields)
 }

@@ -209,9 +209,9 @@ func measureWire(smbusOnly: Bool, durationSeconds: Int = 60) throws(HALError) ->
         (pressAt + .seconds(Int64(durationSeconds) + 1), .stop),
     ]
     let config = ControllerConfig(duration: .seconds(Int64(durationSeconds)), texts: Texts(), layout: .sixteenByTwo)
-    let environment = DeviceEnvironment(
-        source: VirtualEventSource(clock: clock, inputs: inputs), display: display, led: NoLED(), strike: NoStrike(), clock: clock,
-        observer: FrameRecorder(bus: bus, emulator: emulator, smbusOnly: smbusOnly), wallClock: NoWallClock())
+    let environment = LoopEnvironment(
+        source: VirtualEventSource(clock: clock, inputs: inputs), display: display, outputs: .none, commands: .none, clock: clock,
+        wallClock: NoWallClock(), observer: FrameRecorder(bus: bus, emulator: emulator, smbusOnly: smbusOnly), store: NoStateStorage?.none)
     var loop = EventLoop(
         environment: environment, coordinator: deviceCoordinator(controller: config, button: Debouncer(window: window, mode: .stable), keypad: nil))
     try loop.run()

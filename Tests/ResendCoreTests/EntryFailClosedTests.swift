@@ -154,9 +154,9 @@ struct StorageWitnessVerifier: CodeVerifier {
 
 @Suite("Event loop with a code entry fails closed")
 struct EventLoopFailClosedTests {
-    private typealias WitnessEnvironment<Source: EventSource> = TestEnvironment<
-        Source, FrameLog, RecordingLED, RecordingLED, ManualClock, EventRecorder, ScriptedCommandRunner,
-        StorageWitnessVerifier, MemoryStateStorage, ManualWallClock
+    private typealias WitnessEnvironment<Source: EventSource> = LoopEnvironment<
+        Source, FrameLog, RecordingLED, ScriptedCommandRunner, StorageWitnessVerifier, ManualClock, ManualWallClock, EventRecorder,
+        MemoryStateStorage, NoRandomSource
     >
 
     private func loop<Source: EventSource>(_ device: KeypadDevice, source: Source, verifier: ScriptedVerifier)
@@ -166,9 +166,11 @@ struct EventLoopFailClosedTests {
             controller: ResendController(config: ControllerConfig(duration: .seconds(60), layout: device.layout, hasSendCommand: true)),
             entry: CodeEntry(config: device.entry))
         let environment = WitnessEnvironment(
-            source: source, display: FrameLog(), led: device.led, strike: device.output, clock: device.clock,
-            observer: EventRecorder(), sender: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]),
-            verifier: StorageWitnessVerifier(inner: verifier, storage: device.storage), store: device.storage, wallClock: device.wall)
+            source: source, display: FrameLog(), outputs: Outputs(led: device.led, strike: device.output),
+            commands: Commands(
+                send: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]),
+                verify: StorageWitnessVerifier(inner: verifier, storage: device.storage)), clock: device.clock, wallClock: device.wall,
+            observer: EventRecorder(), store: device.storage)
         return EventLoop(environment: environment, coordinator: pad)
     }
 

@@ -3,9 +3,9 @@ import HALMock
 import ResendCore
 import Testing
 
-private typealias PublishingEnvironment = TestEnvironment<
-    VirtualEventSource, FrameLog, RecordingLED, RecordingLED, ManualClock, PublishingObserver<EventRecorder, RecordingPublisher>,
-    ScriptedCommandRunner, ScriptedVerifier, MemoryStateStorage, ManualWallClock
+private typealias PublishingEnvironment = LoopEnvironment<
+    VirtualEventSource, FrameLog, RecordingLED, ScriptedCommandRunner, ScriptedVerifier, ManualClock, ManualWallClock,
+    PublishingObserver<EventRecorder, RecordingPublisher>, MemoryStateStorage, NoRandomSource
 >
 
 private let topics = HomeAssistantTopics(
@@ -19,8 +19,9 @@ extension KeypadDevice {
             entry: CodeEntry(config: entry))
         let observer = PublishingObserver(inner: EventRecorder(), publisher: publisher, topics: topics, hasSendCommand: true)
         let environment = PublishingEnvironment(
-            source: source, display: FrameLog(), led: led, strike: output, clock: clock, observer: observer,
-            sender: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verifier: verifier, store: storage, wallClock: wall)
+            source: source, display: FrameLog(), outputs: Outputs(led: led, strike: output),
+            commands: Commands(send: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verify: verifier), clock: clock, wallClock: wall,
+            observer: observer, store: storage)
         return EventLoop(environment: environment, coordinator: pad)
     }
 
