@@ -88,3 +88,63 @@ private func trimmedTrailingSpaces(_ line: String) -> String {
     text.unicodeScalars.append(contentsOf: scalars)
     return text
 }
+
+/// The display `run` drives: the character LCD or the OLED, chosen by `display.kind`; one type
+/// for the loop, without existentials.
+public enum DeviceDisplay<Bus: I2CBus, Wait: Delay>: FrameDisplay {
+    case lcd(LCDDisplay<PCF8574Backpack<Bus>, Wait>)
+    case oled(OLEDDisplay<Bus, Wait>)
+
+    /// Initialises the display at start-up (see `LCDDisplay.start`, `OLEDDisplay.start`).
+    public mutating func start(now: Instant) throws(HALError) {
+        switch self {
+        case .lcd(var display):
+            defer { self = .lcd(display) }
+            try display.start(now: now)
+        case .oled(var display):
+            defer { self = .oled(display) }
+            try display.start(now: now)
+        }
+    }
+
+    /// Starts offline: nothing answered at start-up.
+    public mutating func startOffline(now: Instant) {
+        switch self {
+        case .lcd(var display):
+            display.startOffline(now: now)
+            self = .lcd(display)
+        case .oled(var display):
+            display.startOffline(now: now)
+            self = .oled(display)
+        }
+    }
+
+    public mutating func show(_ frame: ScreenText, now: Instant) -> [DisplayEvent] {
+        switch self {
+        case .lcd(var display):
+            defer { self = .lcd(display) }
+            return display.show(frame, now: now)
+        case .oled(var display):
+            defer { self = .oled(display) }
+            return display.show(frame, now: now)
+        }
+    }
+
+    public var nextService: Instant? {
+        switch self {
+        case .lcd(let display): return display.nextService
+        case .oled(let display): return display.nextService
+        }
+    }
+
+    public mutating func service(now: Instant) -> [DisplayEvent] {
+        switch self {
+        case .lcd(var display):
+            defer { self = .lcd(display) }
+            return display.service(now: now)
+        case .oled(var display):
+            defer { self = .oled(display) }
+            return display.service(now: now)
+        }
+    }
+}

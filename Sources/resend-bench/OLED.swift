@@ -24,7 +24,9 @@ func runOLEDFigures(_ arguments: [String]) {
     } catch {
         fail("oled: \(fontPath): \(error.message)")
     }
-    emit("| OLED figure (128x64, Unifont, 60 s countdown \"重新获取(NN)\") | controller | transactions | wire bytes (address bytes included) | data bytes | floor: changed GDDRAM bytes |")
+    emit(
+        "| OLED figure (128x64, Unifont, 60 s countdown \"重新获取(NN)\") | controller | transactions | wire bytes (address bytes included) | data bytes | floor: changed GDDRAM bytes |"
+    )
     emit("|---|---|---|---|---|---|")
     for controller in OLEDController.all {
         let clock = ManualClock()
