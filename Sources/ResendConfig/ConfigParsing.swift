@@ -71,8 +71,14 @@ extension DeviceConfig {
         case .auto: address = "auto"
         case .fixed(let fixed): address = DeviceConfig.hexAddress(Int(fixed.rawValue))
         }
-        parts.append(
-            "LCD \(lcd.geometry.name) ROM \(lcd.rom.rawValue) on i2c-\(lcd.bus) at \(address)" + (lcd.wiring == .common ? "" : ", custom wiring"))
+        if display.isOLED {
+            parts.append(
+                "OLED \(display.kind.rawValue) 128x64 on i2c-\(lcd.bus) at \(DeviceConfig.hexAddress(Int(display.address.rawValue))), font \(display.font)"
+            )
+        } else {
+            parts.append(
+                "LCD \(lcd.geometry.name) ROM \(lcd.rom.rawValue) on i2c-\(lcd.bus) at \(address)" + (lcd.wiring == .common ? "" : ", custom wiring"))
+        }
         parts.append("cooldown \(cooldown.seconds) s")
         if let command = send.command {
             parts.append("send \(command[0]) (timeout \(send.timeoutSeconds) s)")

@@ -101,6 +101,14 @@ extension DeviceConfig {
         wiring.finish()
         lcd.finish()
 
+        let display = root.section("display")
+        config.display = readDisplay(display, reader: reader)
+        // A kind the file got wrong: the texts are not judged against a ROM it may not mean.
+        if display.value("kind") != nil && !config.display.isOLED, case .string(let kind)? = display.value("kind"), kind != "hd44780" {
+            romIsValid = false
+        }
+        display.finish()
+
         let cooldown = root.section("cooldown")
         if let seconds = cooldown.integer("seconds", range: BehaviourSettings.durationRange, unit: "whole seconds") {
             config.cooldown.seconds = seconds
@@ -397,11 +405,12 @@ extension DeviceConfig {
         let fields = textKeys.map { ($0.key, $0.get(config.texts)) }
         for (key, text) in fields {
             let path: [JSONPathComponent] = [.key("texts"), .key(key)]
-            if romIsValid, let message = textROMProblem(text, rom: config.lcd.rom, romSetting: "lcd.rom") {
+            // An OLED's characters and widths are checked against its font (`glyphProblems`).
+            if romIsValid, !config.display.isOLED, let message = textROMProblem(text, rom: config.lcd.rom, romSetting: "lcd.rom") {
                 reader.report(path, message)
             }
             for problem in problems where problem.field == key {
-                if problem.kind == .tooWide && !geometryIsValid { continue }
+                if problem.kind == .tooWide && (!geometryIsValid || config.display.isOLED) { continue }
                 reader.report(path, textProblemMessage(problem, config: config))
             }
         }

@@ -14,6 +14,8 @@ public struct DeviceConfig: Hashable, Sendable {
     public var button = Button()
     public var led = LED()
     public var lcd = LCD()
+    /// `display`: the character LCD or a 128x64 OLED (ConfigDisplay.swift).
+    public var display = Display()
     public var cooldown = Cooldown()
     /// `texts.*`, `texts.lockoutLabel` included (shown while the resend policy locks sending out).
     public var texts = Texts()
