@@ -384,9 +384,27 @@ public func runCheck(_ options: CheckOptions, console: Console) -> ExitCode {
     }
     findings += matrixKeypadCheck(options, facts, console: console)
     findings += mqttCheck(options)
+    if let state = stateFinding(StateDurability.assess(options.config.stateFile, keypad: options.config.keypad)) { findings.append(state) }
     for finding in findings { console.out(finding.line) }
     let code = checkExitCode(findings)
     let problems = findings.filter { $0.code != nil }.count
     console.out(problems == 0 ? "check: all OK" : "check: \(problems) problem\(problems == 1 ? "" : "s"); exit \(code.rawValue)")
     return code
+}
+
+/// The state file's medium (`StateDurability`): OK on a disk; on a medium that forgets at a power
+/// cut a PROBLEM (exit 78, the configuration's to fix) when it closes code entry, else a NOTE; a
+/// NOTE when it could not be told.
+public func stateFinding(_ durability: StateDurability?) -> CheckFinding? {
+    guard let durability else { return nil }
+    let subject = "state file \(durability.path): \(durability.medium.summary)"
+    switch durability.medium.verdict {
+    case .durable:
+        return .ok("\(subject), kept through a power cut")
+    case .unknown:
+        return .note("\(subject): cannot tell whether it survives a power cut; if that layer is in RAM, \(forgetfulStateAdvice)")
+    case .forgets:
+        let text = "\(subject), in RAM: \(durability.cost); \(forgetfulStateAdvice)"
+        return durability.closesEntry ? .problem(.config, text) : .note(text)
+    }
 }
