@@ -217,7 +217,7 @@ extension DeviceConfig {
                 let count = occurrences(of: placeholder, in: text)
                 if count != 1 { problem = "\(quoted(text)) needs exactly one \(placeholder), found \(count)" }
             }
-            if problem == nil, let rom = textROMProblem(text, rom: config.lcd.rom, romSetting: "lcd.rom") { problem = rom }
+            if problem == nil, !config.display.isOLED, let rom = textROMProblem(text, rom: config.lcd.rom, romSetting: "lcd.rom") { problem = rom }
             if let problem {
                 reader.report(texts.keyPath(key), problem)
             } else {

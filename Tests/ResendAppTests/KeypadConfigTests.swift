@@ -168,11 +168,11 @@ struct KeypadConfigTests {
             ),
             (
                 #"{keypd: {}}"#,
-                "keypd: unknown key (did you mean 'keypad'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
+                "keypd: unknown key (did you mean 'keypad'?); allowed at the top level: button, led, lcd, display, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
             ),
             (
                 #"{pulseMs: 3000}"#,
-                "pulseMs: unknown key (did you mean 'keypad.output.pulseMs'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
+                "pulseMs: unknown key (did you mean 'keypad.output.pulseMs'?); allowed at the top level: button, led, lcd, display, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
             ),
         ])
     func bad(text: String, expected: String) {
