@@ -178,8 +178,9 @@ in_background() {
     api_config five +491510000003
     control "next-code?code=4829"
     # Five wrong codes, then the right one twice: the service allows 5 checks; the 6th is HTTP
-    # 429 (60202) and the verification is gone, so the 7th is HTTP 404.
-    simulate_api five "press@0 keys@0.5:1111# keys@2.3:2222# keys@4.1:3333# keys@5.9:5555# keys@7.7:6666# keys@9.5:4829# keys@11.3:4829# end@13.5" "$work/keypad10.json5"
+    # 429 (60202) and the verification is gone, so the 7th is HTTP 404. Each check has 2 s and
+    # more (curl and python3 on a loaded host) before the next code is typed.
+    simulate_api five "press@0 keys@0.5:1111# keys@3.7:2222# keys@6.9:3333# keys@10.1:5555# keys@13.3:6666# keys@16.5:4829# keys@19.7:4829# end@22" "$work/keypad10.json5"
     screens "$work/five.log" "Wrong, 9 left" "Wrong, 8 left" "Wrong, 7 left" "Wrong, 6 left" "Wrong, 5 left" \
         "Try again later" "Code expired"
     refute_in "$work/five.log" 'output on'

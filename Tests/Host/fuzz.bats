@@ -37,3 +37,18 @@ fuzz() {
 @test "fuzz: the LCD driver shows every random frame exactly on the emulator, without a protocol violation" {
     fuzz lcd
 }
+
+@test "fuzz: the Unifont .hex reader gives glyphs of 8 or 16 by 16 or an error naming a line, never a crash" {
+    fuzz unifont
+}
+
+@test "fuzz: the OLED drivers (SSD1306, SH1106) leave the emulated glass exactly the frame after each call, without a datasheet violation" {
+    fuzz oled
+}
+
+@test "fuzz: every target of scripts/fuzz has its @test here" {
+    local target
+    for target in $(sed -n 's/^all_targets=(\(.*\))$/\1/p' scripts/fuzz); do
+        grep -qx "    fuzz $target" "$BATS_TEST_FILENAME" || fail "no @test for the fuzz target $target"
+    done
+}

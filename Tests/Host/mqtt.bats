@@ -179,8 +179,8 @@ recorded() {
     recorded "retained homeassistant/status online: still sent to the device at each connection"
 }
 
-@test "MQTT: discovery published at each connection" {
-    recorded "discovery published at each connection"
+@test "MQTT: discovery published after the reconnections" {
+    recorded "discovery published after the reconnections"
 }
 
 @test "MQTT: a live open (allowed) still pulses the output" {
