@@ -162,7 +162,7 @@ public final class RecordingI2CBus: I2CBus {
         }
         transactions.append(Transaction(address: address, bytes: bytes, time: start))
         occupyWire(until: start + byteTime * Int64(bytes.count + 1))
-        let device = devices[address]!
+        guard let device = devices[address] else { preconditionFailure("RecordingI2CBus: no device at an address that answered") }
         device.transactionStarted(at: start)
         for (index, byte) in bytes.enumerated() {
             device.receive(byte, at: start + byteTime * Int64(index + 1))

@@ -85,6 +85,9 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     if let warning = clockWarning(hardware.clockHz) {
         logger.log(LogRecord("i2c clock high", [.string("advice", warning)]), at: clock.now())
     }
+    // Said once: a state directory in RAM forgets at a power cut (a keypad then stays closed).
+    let durability = StateDurability.assess(options.config.stateFile, keypad: options.config.keypad)
+    if let record = durability?.record { logger.log(record, at: clock.now()) }
 
     let runner: CommandService
     do throws(HALError) {
@@ -175,7 +178,7 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
             source: source, display: display, outputs: Outputs(led: hardware.led, strike: hardware.keypad?.output),
             commands: .device(send: runner, verify: keypad?.verifier ?? .none), clock: clock, wallClock: SystemWallClock(), observer: observer,
             store: options.config.stateFile.map { StateFile(path: $0) }, random: .kernel(KernelRandom()))
-        try ResendApp.runLoop(environment, coordinator: coordinator)
+        try ResendApp.runLoop(environment, coordinator: coordinator, stateForgets: durability?.closesEntry ?? false)
     }
     do throws(HALError) {
         if let (client, topics) = mqtt {
@@ -269,8 +272,8 @@ func locate(_ spec: LineSpec) throws(HALError) -> GPIOLineLocation {
     switch spec {
     case .named(let name):
         return try findLine(named: name)
-    case .chipOffset:
-        return spec.location()!
+    case .chipOffset(let chip, let offset):
+        return LineSpec.location(chip: chip, offset: offset)
     }
 }
 

@@ -285,10 +285,10 @@ extension DeviceConfig {
             }
         }
         guard allValid else { return nil }
-        guard
+        guard let rs = bits["rs"], let rw = bits["rw"], let enable = bits["enable"], let backlight = bits["backlight"],
+            let d4 = bits["d4"], let d5 = bits["d5"], let d6 = bits["d6"], let d7 = bits["d7"],
             let built = PCF8574Wiring(
-                rs: bits["rs"]!, rw: bits["rw"]!, enable: bits["enable"]!, backlight: bits["backlight"]!,
-                d4: bits["d4"]!, d5: bits["d5"]!, d6: bits["d6"]!, d7: bits["d7"]!,
+                rs: rs, rw: rw, enable: enable, backlight: backlight, d4: d4, d5: d5, d6: d6, d7: d7,
                 backlightActiveHigh: activeHigh ?? PCF8574Wiring.common.backlightActiveHigh)
         else {
             preconditionFailure("readWiring: distinct bits 0-7 were refused by PCF8574Wiring")

@@ -101,7 +101,7 @@ public struct DeviceConfig: Hashable, Sendable {
         /// The Pi header's I2C bus (GPIO2 = SDA, GPIO3 = SCL).
         public static let defaultBus = 1
         /// The common backpack (PCF8574T, all address jumpers open).
-        public static let defaultAddress = I2CAddress(0x27)!
+        public static let defaultAddress = I2CAddress(constant: 0x27)
         public static let busRange = 0...1_023
         public static let refreshRange = 1...86_400
 

@@ -328,7 +328,8 @@ public struct CodeEntry {
     }
 
     /// A code was sent at `now`: the field opens, empty, valid until now + `validity`. During a
-    /// lockout it opens when the lockout ends; during a check the answer comes first.
+    /// lockout it opens when the lockout ends; during a check the answer comes first; while code
+    /// entry is closed, when it opens again.
     public mutating func codeSent(now: Instant) -> [EntryAction] {
         precondition(started, "CodeEntry: codeSent before start")
         if state == .stopped { return [] }
@@ -336,7 +337,9 @@ public struct CodeEntry {
         settle(now: now, events: &events)
         open = true
         validUntil = config.opensWithoutSend ? nil : config.validity.map { now + $0 }
-        events.append(.opened(validUntil: validUntil))
+        // While closed the glass says so and keys are ignored: the field opens for real only
+        // when a write succeeds again (`reopened`), so the log says nothing of it before.
+        if !storageFault { events.append(.opened(validUntil: validUntil)) }
         switch state {
         case .idle, .entering, .expired, .accepted:
             wipe()
@@ -623,7 +626,7 @@ public struct CodeEntry {
             let message = notice.map(noticeText)
             return EntryView(
                 status: message ?? texts.promptTitle, field: field,
-                compact: (message != nil && (length == 0 || noticeUntil != nil)) ? message! : field,
+                compact: message.flatMap { length == 0 || noticeUntil != nil ? $0 : nil } ?? field,
                 cursor: fieldCursor(in: field))
         case .verifying:
             let field = texts.fieldPrefix + String(repeating: texts.maskCharacter, count: submittedLength)

@@ -162,6 +162,11 @@ public struct EventLoop<Environment: LoopPorts> {
     /// The state file needs a newer program and is kept as it is: nothing is written to it, and
     /// every write counts as failed (code entry stays closed).
     private var stateKept = false
+    /// The state's medium forgets at a power cut (tmpfs, an overlay root in RAM) and the operator
+    /// did not accept that: the state is still written (a restart resumes the countdown), but the
+    /// entry flow is told that no write succeeded, so code entry stays closed from the first frame
+    /// (a power cut would forget its wrong codes: fail closed). Set before `run()`.
+    public var stateForgets = false
 
     public init(environment: Environment, coordinator: DeviceCoordinator) {
         self.environment = environment
@@ -202,7 +207,7 @@ public struct EventLoop<Environment: LoopPorts> {
             }
         }
         perform(coordinator.start(now: start, restoring: restoredController, entry: restoredEntry), now: start)
-        if stateKept && coordinator.entry != nil {
+        if (stateKept || stateForgets) && coordinator.entry != nil {
             // Fail closed from the first frame: no write can record a try.
             perform(coordinator.stateWritten(false, now: start), now: start)
         }
@@ -315,7 +320,7 @@ public struct EventLoop<Environment: LoopPorts> {
                 environment.observer.record(.debounced(change), at: now)
             case .controller(.persist(let snapshot)):
                 controllerSnapshot = snapshot
-                written = writeState() && (written ?? true)
+                written = writeState() && !stateForgets && (written ?? true)
             case .controller(let action):
                 if let outcome = performController(action, now: now) { immediateSends.append(outcome) }
             case .entry(let action):
@@ -326,7 +331,7 @@ public struct EventLoop<Environment: LoopPorts> {
                     setOutput(active, now: now)
                 case .persist(let snapshot):
                     entrySnapshot = snapshot
-                    written = writeState() && (written ?? true)
+                    written = writeState() && !stateForgets && (written ?? true)
                 case .log(let event):
                     environment.observer.record(.entry(event), at: now)
                 }

@@ -43,9 +43,10 @@ public enum DeviceRandom: RandomSource {
 /// for `run`, the headless simulator (virtual and real time) and the interactive one. Returns
 /// when the loop stops, after a send or verify command still running (and whatever it started)
 /// got SIGTERM and, after the grace period, SIGKILL. SIGINT/SIGTERM stay with the environment's
-/// source meanwhile, so that wait is not cut short.
+/// source meanwhile, so that wait is not cut short. `stateForgets`: `EventLoop.stateForgets`.
 public func runLoop<Source, Display, Line, Clock, Observer, Wall>(
-    _ environment: DeviceLoopEnvironment<Source, Display, Line, Clock, Observer, Wall>, coordinator: DeviceCoordinator
+    _ environment: DeviceLoopEnvironment<Source, Display, Line, Clock, Observer, Wall>, coordinator: DeviceCoordinator,
+    stateForgets: Bool = false
 ) throws(HALError) {
     defer {
         // The source (and its signalfd) lives until here: `environment` is this function's argument.
@@ -55,6 +56,7 @@ public func runLoop<Source, Display, Line, Clock, Observer, Wall>(
         }
     }
     var loop = EventLoop(environment: environment, coordinator: coordinator)
+    loop.stateForgets = stateForgets
     try loop.run()
 }
 

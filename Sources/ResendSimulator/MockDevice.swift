@@ -19,7 +19,7 @@ public struct MockDevice<Clock: MonotonicClock, Wait: Delay> {
     /// The glyphs the OLED shows, with it.
     public let font: Unifont?
 
-    public static var address: I2CAddress { I2CAddress(0x27)! }  // PCF8574T default
+    public static var address: I2CAddress { I2CAddress(constant: 0x27) }  // PCF8574T default
 
     /// `bus` defaults to a bus that does not move `clock`; on virtual time pass a blocking one
     /// (`RecordingI2CBus(clock:blocking: true)`), which, like a real synchronous write(), returns

@@ -154,7 +154,7 @@ func measureKeypad(codes: Int) throws(HALError) -> KeypadFigures {
         for code in 0..<codes {
             var keyTime = at + .milliseconds(Int64(code % 143) * 7)
             for digit in 0..<6 {
-                let key = Key.digit((code + digit) % 10)!
+                guard let key = Key.digit((code + digit) % 10) else { preconditionFailure("bench: a digit 0-9") }
                 inputs += tap(key, at: keyTime)
                 presses.append(keyTime)
                 keyTime = keyTime + .milliseconds(300)

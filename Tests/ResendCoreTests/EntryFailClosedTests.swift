@@ -218,6 +218,38 @@ struct EventLoopFailClosedTests {
         let stored = try PersistedState(decoding: try #require(device.storage.bytes))
         #expect(stored.entry?.failures == 0 && stored.entry?.open == true)
     }
+
+    @Test(
+        "on a state medium that forgets at a power cut (stateForgets), code entry is closed from the first frame and stays closed though every write succeeds; no code is checked; the countdown is still written"
+    )
+    func forgetfulStateKeepsEntryClosed() throws {
+        var device = KeypadDevice()
+        device.tap(.button, at: kt(1))
+        device.type("1111#", at: kt(3))
+        device.stop(at: kt(40))
+        var loop = loop(device, source: device.source, verifier: ScriptedVerifier([.exited(code: 0)]))
+        loop.stateForgets = true
+        try loop.run()
+        #expect(loop.display.screen(at: kt(0.5)) == ["Entry closed", "Send code"])
+        #expect(loop.display.screen(at: kt(2)) == ["Entry closed", "Resend (60)"])
+        #expect(loop.display.screen(at: kt(39)) == ["Entry closed", "Resend (23)"])
+        #expect(loop.verifier.failuresOnDiskAtStart.isEmpty, "no check ran")
+        let stored = try PersistedState(decoding: try #require(device.storage.bytes))
+        #expect(stored.entry?.failures == 0)
+        #expect(stored.controller.countdownEnd != nil, "the countdown is written: a restart resumes it")
+    }
+
+    @Test("the same device on a durable medium opens code entry and checks the code")
+    func durableStateOpensEntry() throws {
+        var device = KeypadDevice()
+        device.tap(.button, at: kt(1))
+        device.type("1111#", at: kt(3))
+        device.stop(at: kt(40))
+        var loop = loop(device, source: device.source, verifier: ScriptedVerifier([.exited(code: 0)]))
+        try loop.run()
+        #expect(loop.display.screen(at: kt(2)) == ["Code: ________", "Resend (60)"])
+        #expect(loop.verifier.failuresOnDiskAtStart.count == 1)
+    }
 }
 
 /// Clears the storage's write error at `at` (the disk was repaired).

@@ -61,7 +61,7 @@ func buttonCoordinator(_ config: ControllerConfig) -> DeviceCoordinator {
 }
 
 public func embeddedSmoke() -> Bool {
-    var lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(0x27)!), delay: NullDelay(), geometry: .lcd16x2)
+    var lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(constant: 0x27)), delay: NullDelay(), geometry: .lcd16x2)
     do throws(HALError) { try lcd.initialize() } catch { return false }
     var loop = EventLoop(
         environment: smokeEnvironment(
@@ -92,7 +92,7 @@ struct RAMStorage: StateStorage {
 
 /// The loop with a send command, persistence and the resend policy.
 public func embeddedServicesSmoke() -> Bool {
-    let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(0x27)!), delay: NullDelay(), geometry: .lcd16x2)
+    let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(constant: 0x27)), delay: NullDelay(), geometry: .lcd16x2)
     let policy = ResendPolicy(cooldowns: [.seconds(60), .seconds(120)], cap: ResendPolicy.Cap(maxSends: 3, window: .seconds(3_600)))
     var loop = EventLoop(
         environment: smokeEnvironment(
@@ -185,7 +185,7 @@ struct KeySource: EventSource {
 /// The loop with a code entry, a send command, a verify command, an output line and the state (the
 /// `entry` object included) in RAM.
 public func embeddedKeypadLoopSmoke() -> Bool {
-    let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(0x27)!), delay: NullDelay(), geometry: .lcd16x2)
+    let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(constant: 0x27)), delay: NullDelay(), geometry: .lcd16x2)
     var entryConfig = EntryConfig()
     entryConfig.pulse = .seconds(2)
     let pad = DeviceCoordinator(
