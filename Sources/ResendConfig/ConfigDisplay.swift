@@ -71,19 +71,19 @@ extension DeviceConfig {
     /// Every text the OLED may show, with its key path, templates expanded at their widest
     /// number: what the font must have glyphs for and what must fit 128 pixels.
     public var displayedTexts: [(path: String, text: String)] {
-        var texts: [(String, String)] = []
+        var texts: [(path: String, text: String)] = []
         for (key, get, _) in DeviceConfig.textKeys {
             var text = get(self.texts)
             if key == "countdownLabel" { text = self.texts.expand(text, seconds: longestCooldownSeconds) }
             if key == DeviceConfig.lockoutLabelKey { text = self.texts.expand(text, seconds: policy.windowSeconds) }
-            texts.append(("texts." + key, text))
+            texts.append((path: "texts." + key, text: text))
         }
         if keypad.enabled {
             for (key, placeholder, get, _) in DeviceConfig.entryTextKeys {
                 var text = get(keypad.texts)
                 if let placeholder { text = DeviceConfig.replacing(placeholder, in: text, with: "999") }
                 if key == "fieldPrefix" { text += String(repeating: keypad.texts.maskCharacter, count: keypad.entry.maxLength) }
-                texts.append(("keypad.texts." + key, text))
+                texts.append((path: "keypad.texts." + key, text: text))
             }
         }
         return texts
