@@ -37,7 +37,7 @@ func fuzzOLED(_ bytes: [UInt8]) {
     let clock = ManualClock()
     let bus = RecordingI2CBus(clock: clock, blocking: true)
     let emulator = OLEDEmulator(chip: controller == .ssd1306 ? .ssd1306 : .sh1106)
-    let address = I2CAddress(0x3C)!
+    let address = I2CAddress(constant: 0x3C)
     bus.attach(emulator, at: address)
     var oled = SSD130x(bus: bus, delay: VirtualDelay(clock: clock), address: address, controller: controller, maxWriteLength: maxWrite)
     var frame = PixelFrame()

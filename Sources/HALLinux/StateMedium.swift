@@ -192,7 +192,7 @@ public struct MountEntry: Hashable, Sendable {
         let candidates = device.map { device in mounts.filter { $0.device == device } } ?? mounts
         var best: MountEntry?
         for mount in candidates where contains(mount.mountPoint, path) {
-            if best == nil || mount.mountPoint.count >= best!.mountPoint.count { best = mount }
+            if mount.mountPoint.count >= best?.mountPoint.count ?? 0 { best = mount }
         }
         if best == nil, device != nil { best = candidates.last }
         return best

@@ -76,7 +76,7 @@ public struct CheckFacts: Sendable {
 
     /// The addresses of SSD1306/SH1106 OLED modules: 0x3C (SA0 low), 0x3D (SA0 high), inside the
     /// PCF8574A range (so probed with it): a read cannot tell the two apart.
-    public static let oledAddresses = [I2CAddress(0x3C)!, I2CAddress(0x3D)!]
+    public static let oledAddresses = [I2CAddress(constant: 0x3C), I2CAddress(constant: 0x3D)]
 
     /// The addresses to probe: both backpack ranges (the OLED addresses among them), plus a fixed
     /// `--address` outside them.

@@ -31,7 +31,7 @@ extension DeviceConfig {
 
         public var isOLED: Bool { kind != .hd44780 }
 
-        public static let defaultAddress = I2CAddress(0x3C)!
+        public static let defaultAddress = I2CAddress(constant: 0x3C)
         /// Debian's `unifont` package.
         public static let defaultFont = "/usr/share/unifont/unifont.hex"
         public static let addressRange: ClosedRange<Int> = 0x3C...0x3D
@@ -48,7 +48,7 @@ extension DeviceConfig {
         if let kind = section.choice("kind", options: Display.Kind.allCases.map { ($0.rawValue, $0) }) { display.kind = kind }
         if let value = section.value("address") {
             if case .integer(let number) = value, Display.addressRange.contains(number) {
-                display.address = I2CAddress(UInt8(number))!
+                display.address = I2CAddress(constant: UInt8(number))
             } else {
                 reader.report(section.keyPath("address"), "expected 0x3C (SA0 low) or 0x3D (SA0 high), got \(describe(value))")
             }

@@ -32,7 +32,7 @@ func runOLEDFigures(_ arguments: [String]) {
         let clock = ManualClock()
         let bus = RecordingI2CBus(clock: clock, blocking: true)
         let emulator = OLEDEmulator(chip: controller == .ssd1306 ? .ssd1306 : .sh1106)
-        let address = I2CAddress(0x3C)!
+        let address = I2CAddress(constant: 0x3C)
         bus.attach(emulator, at: address)
         var oled = SSD130x(bus: bus, delay: VirtualDelay(clock: clock), address: address, controller: controller)
         var shown = PixelFrame()
@@ -62,7 +62,7 @@ func runOLEDFigures(_ arguments: [String]) {
             return "\(tenths / 10).\(tenths % 10)"
         }
         emit(
-            "| tick (59 ticks: mean / max) | \(controller.name) | \(mean(ticks.map(\.tx))) / \(ticks.map(\.tx).max()!) | \(mean(ticks.map(\.wire))) / \(ticks.map(\.wire).max()!) | \(mean(ticks.map(\.data))) / \(ticks.map(\.data).max()!) | \(mean(ticks.map(\.floor))) / \(ticks.map(\.floor).max()!) |"
+            "| tick (59 ticks: mean / max) | \(controller.name) | \(mean(ticks.map(\.tx))) / \(ticks.map(\.tx).max() ?? 0) | \(mean(ticks.map(\.wire))) / \(ticks.map(\.wire).max() ?? 0) | \(mean(ticks.map(\.data))) / \(ticks.map(\.data).max() ?? 0) | \(mean(ticks.map(\.floor))) / \(ticks.map(\.floor).max() ?? 0) |"
         )
         emit("| end of countdown (title and label) | \(controller.name) | \(last.tx) | \(last.wire) | \(last.data) | \(last.floor) |")
     }

@@ -164,7 +164,7 @@ struct KeypadConfigTests {
             ),
             (
                 keypad(#"verfy: {}"#),
-                "keypad.verfy: unknown key (did you mean 'verify'?); allowed in keypad: enabled, backend, rows, columns, keys, diodes, settleMicroseconds, device, debounceMs, sendKey, entry, code, texts, verify, output"
+                "keypad.verfy: unknown key (did you mean 'verify'?); allowed in keypad: enabled, backend, rows, columns, keys, diodes, settleMicroseconds, device, debounceMs, sendKey, allowForgetfulState, entry, code, texts, verify, output"
             ),
             (
                 #"{keypd: {}}"#,

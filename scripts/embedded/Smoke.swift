@@ -223,7 +223,7 @@ public func embeddedMatrixWatchSmoke() -> Bool {
 /// The OLED path: Unifont glyphs rendered and sent damage-only by the SSD130x driver.
 func smokeOLED(hex: [UInt8]) -> Int {
     guard let font = try? Unifont(parsing: hex, wanted: [0x83B7, 0x41]) else { return -1 }
-    var oled = SSD130x(bus: NullBus(), delay: NullDelay(), address: I2CAddress(0x3C)!, controller: .sh1106, maxWriteLength: 32)
+    var oled = SSD130x(bus: NullBus(), delay: NullDelay(), address: I2CAddress(constant: 0x3C), controller: .sh1106, maxWriteLength: 32)
     do throws(HALError) {
         try oled.render(UnifontText.render(["获A"], font: font))
         try oled.setFlipped(true)
