@@ -55,7 +55,7 @@ public struct MockDevice<Clock: MonotonicClock, Wait: Delay> {
     }
 
     /// The OLED's usual address (SA0 low).
-    public static var oledAddress: I2CAddress { I2CAddress(0x3C)! }
+    public static var oledAddress: I2CAddress { I2CAddress(constant: 0x3C) }
 
     /// What the glass shows as text: the LCD's rows, or what a person reads on the OLED.
     public var screenText: [String] {
