@@ -12,6 +12,9 @@ public struct BehaviourSettings: Sendable {
     public var texts = Texts()
     /// The LCD's character ROM (`lcd.rom` in the configuration file): what the texts may contain.
     public var rom = CharacterROM.a00
+    /// True on an OLED (`display.kind`): the texts' characters and widths are checked against its
+    /// font (`DeviceConfig.glyphProblems`), not against the ROM and the LCD's columns.
+    public var textsCheckedByFont = false
 
     public static let defaultDuration = 60
     public static let durationRange = 1...86_400

@@ -71,19 +71,19 @@ extension DeviceConfig {
     /// Every text the OLED may show, with its key path, templates expanded at their widest
     /// number: what the font must have glyphs for and what must fit 128 pixels.
     public var displayedTexts: [(path: String, text: String)] {
-        var texts: [(String, String)] = []
+        var texts: [(path: String, text: String)] = []
         for (key, get, _) in DeviceConfig.textKeys {
             var text = get(self.texts)
             if key == "countdownLabel" { text = self.texts.expand(text, seconds: longestCooldownSeconds) }
             if key == DeviceConfig.lockoutLabelKey { text = self.texts.expand(text, seconds: policy.windowSeconds) }
-            texts.append(("texts." + key, text))
+            texts.append((path: "texts." + key, text: text))
         }
         if keypad.enabled {
             for (key, placeholder, get, _) in DeviceConfig.entryTextKeys {
                 var text = get(keypad.texts)
                 if let placeholder { text = DeviceConfig.replacing(placeholder, in: text, with: "999") }
                 if key == "fieldPrefix" { text += String(repeating: keypad.texts.maskCharacter, count: keypad.entry.maxLength) }
-                texts.append(("keypad.texts." + key, text))
+                texts.append((path: "keypad.texts." + key, text: text))
             }
         }
         return texts
@@ -95,6 +95,8 @@ extension DeviceConfig {
         for (_, text) in displayedTexts {
             for scalar in text.unicodeScalars { scalars.insert(scalar.value) }
         }
+        // The seconds and counts of the templates take every digit.
+        for scalar in DeviceConfig.digits.unicodeScalars { scalars.insert(scalar.value) }
         return scalars
     }
 
@@ -103,6 +105,12 @@ extension DeviceConfig {
     /// names the file in the messages. Empty when all is well.
     public func glyphProblems(font: Unifont, fontPath: String) -> [ConfigError] {
         var problems: [ConfigError] = []
+        if let digit = font.firstMissing(in: DeviceConfig.digits) {
+            problems.append(
+                ConfigError(
+                    path: "texts.countdownLabel",
+                    message: "the seconds need the digits 0-9, and the font \(fontPath) has no glyph for \(glyphName(digit))"))
+        }
         for (path, text) in displayedTexts {
             if let scalar = font.firstMissing(in: text) {
                 problems.append(
@@ -123,6 +131,8 @@ extension DeviceConfig {
         }
         return problems
     }
+
+    static let digits = "0123456789"
 
     /// `text` with each `placeholder` replaced by `value` (UTF-8 search).
     static func replacing(_ placeholder: String, in text: String, with value: String) -> String {

@@ -191,6 +191,7 @@ public struct DeviceConfig: Hashable, Sendable {
             settings.debounceMode = button.debounceMode
             settings.texts = texts
             settings.rom = lcd.rom
+            settings.textsCheckedByFont = display.isOLED
             return settings
         }
         set {

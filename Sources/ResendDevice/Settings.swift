@@ -51,12 +51,15 @@ extension BehaviourSettings {
         let flags = ["title": "--title", "sendLabel": "--send-label", "countdownLabel": "--countdown-label", "resendLabel": "--resend-label"]
         // The characters first, with the configuration file's check (`textROMProblem`): the
         // driver shows one ROM glyph per Unicode scalar, so "e\u{301}" is refused here, not trapped on.
-        for (field, text) in texts.fields {
+        for (field, text) in texts.fields where !textsCheckedByFont {
             if let problem = textROMProblem(text, rom: rom, romSetting: "lcd.rom in the configuration file") {
                 throw ExitError(.usage, "\(command): \(flags[field] ?? field) \(problem)")
             }
         }
-        if let problem = texts.problems(columns: geometry.columns, maxSeconds: durationSeconds).first {
+        // On an OLED the widths are the font's pixels (`glyphProblems`); `{s}` is still checked here.
+        if let problem = texts.problems(columns: geometry.columns, maxSeconds: durationSeconds).first(where: {
+            !textsCheckedByFont || $0.kind != .tooWide
+        }) {
             var message = problem.message
             if let flag = flags[problem.field], message.hasPrefix(problem.field) {
                 message = flag + message.dropFirst(problem.field.count)

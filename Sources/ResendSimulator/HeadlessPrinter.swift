@@ -13,6 +13,8 @@ import ResendDevice
 /// `12.000 press ignored seconds_left=48`.
 public final class HeadlessPrinter: LoopObserver {
     private let emulator: HD44780Emulator
+    /// What the glass shows as text when it is not the HD44780's (the OLED's, read off its pixels).
+    private let glass: (() -> [String])?
     private let led: RecordingLED
     private let start: Instant
     private let output: (String) -> Void
@@ -25,9 +27,10 @@ public final class HeadlessPrinter: LoopObserver {
 
     public init(
         emulator: HD44780Emulator, led: RecordingLED, start: Instant, events: Bool, outputLine: RecordingLED? = nil,
-        logSendOutput: Bool = false, output: @escaping (String) -> Void
+        logSendOutput: Bool = false, glass: (() -> [String])? = nil, output: @escaping (String) -> Void
     ) {
         self.emulator = emulator
+        self.glass = glass
         self.led = led
         self.outputLine = outputLine
         self.start = start
@@ -35,7 +38,13 @@ public final class HeadlessPrinter: LoopObserver {
         logger = events ? EventLogger(format: .plain, origin: start, logSendOutput: logSendOutput, output: output) : nil
     }
 
+    /// Called after every step until the device is stopped (`--picture` keeps the glass then, so
+    /// the picture shows the last screen before the stopped one).
+    public var untilStopped: (() -> Void)?
+    private var stopped = false
+
     public func record(_ event: LoopEvent, at now: Instant) {
+        if case .controller(.stopped) = event { stopped = true }
         logger?.record(event, at: now)
     }
 
@@ -45,6 +54,7 @@ public final class HeadlessPrinter: LoopObserver {
     }
 
     public func stepFinished(at now: Instant) {
+        if !stopped { untilStopped?() }
         logger?.stepFinished(at: now)
         let stamp = formatSeconds3(now - start)
         if let on = led.isOn, on != lastLED {
@@ -55,7 +65,7 @@ public final class HeadlessPrinter: LoopObserver {
             lastOutput = active
             output(stamp + " output " + (active ? "on" : "off"))
         }
-        let screen = emulator.screen
+        let screen = glass?() ?? emulator.screen
         if screen != lastScreen {
             lastScreen = screen
             output(stamp + " screen |" + screen.joined(separator: "|") + "|")
@@ -79,13 +89,19 @@ public func runHeadless(
     }
     let clock = ManualClock()
     var device = MockDevice(
-        settings: settings, clock: clock, delay: VirtualDelay(clock: clock), bus: RecordingI2CBus(clock: clock, blocking: true))
+        settings: settings, clock: clock, delay: VirtualDelay(clock: clock), bus: RecordingI2CBus(clock: clock, blocking: true),
+        oled: services.oled)
     try device.startDisplay(now: clock.now())
     let line = RecordingLED(clock: clock)
     let start = clock.now()
     let printer = HeadlessPrinter(
         emulator: device.emulator, led: device.led, start: start, events: events, outputLine: services.keypad == nil ? nil : line,
-        logSendOutput: services.logSendOutput, output: output)
+        logSendOutput: services.logSendOutput, glass: device.oled == nil ? nil : { [device] in device.screenText }, output: output)
+    final class Picture { var bytes: [UInt8]? }
+    let picture = Picture()
+    if let oled = device.oled, services.picturePath != nil {
+        printer.untilStopped = { picture.bytes = oled.pgm(scale: 4) }
+    }
     let wall = ManualWallClock(services.virtualWallStart ?? SystemWallClock().now(), following: clock)
     let environment = DeviceLoopEnvironment(
         source: VirtualEventSource(clock: clock, inputs: scriptInputs(script, start: start)), display: device.display,
@@ -98,5 +114,16 @@ public func runHeadless(
     }
     for violation in device.emulator.violations {
         output("violation \(violation)")
+    }
+    if let oled = device.oled {
+        for violation in oled.violations {
+            output("violation \(violation)")
+        }
+        if let path = services.picturePath {
+            if let problem = savePicture(picture.bytes ?? oled.pgm(scale: 4), to: path) {
+                throw ExitError(.ioError, "simulate: --picture \(path): \(problem)")
+            }
+            output("picture \(path): the glass before the stop, 512x256 PGM")
+        }
     }
 }

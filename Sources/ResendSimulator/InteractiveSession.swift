@@ -71,12 +71,13 @@ public final class InteractiveSession<Clock: MonotonicClock, Wait: Delay, Wall: 
         self.random = random
         self.clock = clock
         self.wallClock = wallClock
-        device = MockDevice(settings: options.settings, clock: clock, delay: delay, bus: bus)
+        device = MockDevice(settings: options.settings, clock: clock, delay: delay, bus: bus, oled: options.services.oled)
         outputLine = RecordingLED(clock: clock)
         let keypad = options.services.keypad
         phone = options.services.phone ? SimulatedPhone(start: clock.now()) : nil
         renderer = TerminalRenderer(
-            emulator: device.emulator, led: device.led, settings: options.settings, bounceKey: options.bounceKey, keypad: keypad != nil,
+            emulator: device.emulator, oled: device.oled, led: device.led, settings: options.settings, bounceKey: options.bounceKey,
+            keypad: keypad != nil,
             outputLine: keypad?.output.line == nil ? nil : outputLine, phone: phone, terminalSize: terminalSize, output: output)
     }
 

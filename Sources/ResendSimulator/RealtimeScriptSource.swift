@@ -48,7 +48,7 @@ func runHeadlessRealtime(
     output: @escaping (String) -> Void
 ) throws(ExitError) {
     let clock = SystemClock()
-    var device = MockDevice(settings: settings, clock: clock, delay: SleepDelay())
+    var device = MockDevice(settings: settings, clock: clock, delay: SleepDelay(), oled: services.oled)
     try device.startDisplay(now: clock.now())
     let line = RecordingLED(clock: clock)
     // Real commands get a private session directory, removed at the end of the run.

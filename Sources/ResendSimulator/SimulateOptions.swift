@@ -79,6 +79,17 @@ public struct SimulateOptions: Sendable {
             options.services.policy = config.resendPolicy  // policy flags replace the file's policy as a whole
         }
         options.services.logSendOutput = config.send.logOutput
+        // An OLED in the configuration: the simulator shows it, with the font's glyphs (exit 78
+        // as config check for a missing font or glyph).
+        if let controller = config.display.kind.oledController,
+            let font = try config.loadOLEDFont(source: parsed.value("config") ?? DeviceConfig.defaultPath, read: DeviceConfig.readFontFile)
+        {
+            options.services.oled = SimulatedOLED(
+                controller: controller, font: font, contrast: UInt8(config.display.contrast), flip: config.display.flip)
+        }
+        if options.services.picturePath != nil && (options.services.oled == nil || !options.headless) {
+            throw ExitError(.usage, "simulate: --picture needs --headless and an OLED (display.kind \"ssd1306\" or \"sh1106\" in the configuration)")
+        }
         if config.mqtt.enabled {
             guard options.headless && options.services.realtime else {
                 throw ExitError(.usage, "simulate: mqtt.enabled in the configuration needs --headless --realtime (a real broker runs on real time)")

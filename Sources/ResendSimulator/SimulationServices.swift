@@ -30,6 +30,10 @@ public struct SimulationServices: Sendable {
     /// The configuration file's `keypad` section when `keypad.enabled`: the simulator's coordinator
     /// then has the code entry (`coordinator(_:command:)`); nil: the single button.
     public var keypad: DeviceConfig.Keypad?
+    /// The OLED shown instead of the LCD (`display.kind` in the configuration), nil for the LCD.
+    public var oled: SimulatedOLED?
+    /// `--picture PATH`: headless, with an OLED, the glass saved there as a PGM at the end.
+    public var picturePath: String?
     /// `--verify-command "ARGV..."`: a real verify command (split on spaces; the code on its
     /// standard input), run on real time only; its time-out and environment are the configuration
     /// file's `keypad.verify`.
@@ -68,6 +72,9 @@ public struct SimulationServices: Sendable {
 
     /// The option specs of these flags.
     static let optionSpecs: [OptionSpec] = [
+        OptionSpec(
+            "picture", value: "PATH",
+            help: "headless, with an OLED (display.kind in the configuration): save the glass at the end as a PGM picture in PATH"),
         OptionSpec(
             "state-file", value: "PATH",
             help: "persist the countdown in PATH (atomically) and resume it at start; an unreadable file is moved to PATH.corrupt-N"),
@@ -108,6 +115,7 @@ public struct SimulationServices: Sendable {
         var services = SimulationServices()
         services.keypad = keypad
         services.stateFile = arguments.value("state-file")
+        services.picturePath = arguments.value("picture")
         services.realtime = arguments.has("realtime")
         if services.realtime && !headless {
             throw ExitError(.usage, "\(command): --realtime needs --headless (the interactive simulator always runs on real time)")

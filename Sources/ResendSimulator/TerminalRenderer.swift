@@ -11,6 +11,8 @@ import ResendDevice
 /// Redraws only when something visible changed (or the terminal was resized).
 public final class TerminalRenderer: LoopObserver {
     private let emulator: HD44780Emulator
+    /// The emulated OLED shown instead of the LCD, drawn in half-block characters.
+    private let oled: OLEDEmulator?
     private let led: RecordingLED
     private let header: String
     private let bounceKey: Character
@@ -34,11 +36,13 @@ public final class TerminalRenderer: LoopObserver {
     public static let phoneHeight = 10
 
     public init(
-        emulator: HD44780Emulator, led: RecordingLED, settings: BehaviourSettings, bounceKey: Character, keypad: Bool = false,
+        emulator: HD44780Emulator, oled: OLEDEmulator? = nil, led: RecordingLED, settings: BehaviourSettings, bounceKey: Character,
+        keypad: Bool = false,
         outputLine: RecordingLED? = nil, phone: SimulatedPhone? = nil, terminalSize: @escaping () -> (columns: Int, rows: Int)? = { nil },
         output: @escaping (String) -> Void
     ) {
         self.emulator = emulator
+        self.oled = oled
         self.led = led
         self.bounceKey = bounceKey
         self.keypad = keypad
@@ -48,7 +52,7 @@ public final class TerminalRenderer: LoopObserver {
         self.output = output
         let mode = settings.debounceMode.name
         header =
-            "ResendButton simulator  \(settings.geometry.name) LCD, \(settings.durationSeconds) s cooldown, debounce \(settings.debounceMilliseconds) ms \(mode)"
+            "ResendButton simulator  \(oled.map { $0.chip == .ssd1306 ? "SSD1306" : "SH1106" }.map { "\($0) 128x64 OLED" } ?? "\(settings.geometry.name) LCD"), \(settings.durationSeconds) s cooldown, debounce \(settings.debounceMilliseconds) ms \(mode)"
     }
 
     public func record(_ event: LoopEvent, at now: Instant) {
@@ -80,7 +84,7 @@ public final class TerminalRenderer: LoopObserver {
         let size = terminalSize()
         let width = max(size?.columns ?? 80, 1)
         let height = max(size?.rows ?? 24, 1)
-        let screen = emulator.screen
+        let screen = oled.map(halfBlockRows) ?? emulator.screen
         let border = String(repeating: "─", count: screen.first?.count ?? 0)
         let dim = emulator.backlight ? "" : "\u{1B}[2m"
         let reset = emulator.backlight ? "" : "\u{1B}[0m"

@@ -69,3 +69,33 @@ struct OLEDConfigTests {
             ])
     }
 }
+
+@Suite("Simulator with the OLED: the glass read as text, and its picture")
+struct OLEDSimulatorTests {
+    @Test("simulate --headless with display.kind sh1106 prints what a person reads on the glass, and saves a PGM")
+    func headlessOLED() throws {
+        let directory = TemporaryDirectory()
+        let config = directory.write(
+            "c.json5",
+            #"{display: {kind: "sh1106", font: "\#(unifontFixturePath)"}, cooldown: {seconds: 3}, texts: {title: "短信验证", sendLabel: "获取验证码", countdownLabel: "重新获取({s})", resendLabel: "重新获取"}}"#
+        )
+        let picture = directory.subpath("glass.pgm")
+        let outcome = runCommand(["simulate", "--headless", "--config", config, "--script", "press@1 end@10", "--picture", picture])
+        #expect(outcome.code == .ok, "\(outcome.err)")
+        #expect(
+            outcome.out.filter { $0.contains("screen") } == [
+                "0.000 screen |短信验证|获取验证码|||", "1.020 screen |短信验证|重新获取(03)|||", "2.020 screen |短信验证|重新获取(02)|||",
+                "3.020 screen |短信验证|重新获取(01)|||", "4.020 screen |短信验证|重新获取|||", "10.000 screen |Stopped||||",
+            ])
+        #expect(!outcome.out.contains { $0.hasPrefix("violation") })
+        let bytes = try #require(fileBytes(picture))
+        #expect(Array(bytes.prefix(15)) == Array("P5\n512 256\n255\n".utf8))
+    }
+
+    @Test("--picture without an OLED is a usage error")
+    func pictureNeedsOLED() {
+        let outcome = runCommand(["simulate", "--headless", "--script", "press@1", "--picture", "/tmp/x.pgm"])
+        #expect(outcome.code == .usage)
+        #expect(outcome.err == [#"simulate: --picture needs --headless and an OLED (display.kind "ssd1306" or "sh1106" in the configuration)"#])
+    }
+}
