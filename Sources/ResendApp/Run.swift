@@ -62,7 +62,7 @@ func paddingClockHz(configured: Int?) -> Int {
 public func runDevice(_ options: RunOptions, console: Console, notifier: SystemdNotifier = .fromProcessEnvironment()) throws(ExitError) {
     try checkStatePath(options.config.stateFile, command: "run", fromFlag: options.stateFileFromFlag, configPath: options.configPath)
     try checkStateFormat(options.config.stateFile, keypad: options.config.keypad.enabled, command: "run")
-    let mqttSetup = options.config.mqtt.enabled ? try MQTTSetup(options.config.mqtt, command: "run") : nil
+    let mqttSetup = options.config.mqtt.enabled ? try MQTTSetup(options.config, stateFile: options.config.stateFile, command: "run") : nil
     let hardware = try acquireHardware(options, facts: StartupFacts.gather())
     let settings = options.config.behaviour
     let clock = SystemClock()
