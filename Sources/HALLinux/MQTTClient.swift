@@ -178,8 +178,11 @@ public final class MQTTClient: MessagePublisher {
         return out + reportState()
     }
 
+    /// An empty retained message (which deletes the broker's retained message on its topic) is
+    /// sent once, in order with the events, and not kept: kept, it would delete the topic again
+    /// after every connection.
     public func publish(_ message: BrokerMessage) {
-        if message.retained {
+        if message.retained && !message.payload.isEmpty {
             if let index = retained.firstIndex(where: { $0.topic == message.topic }) {
                 retained[index] = message
             } else {

@@ -257,18 +257,13 @@ public struct HomeAssistantTopics: Hashable, Sendable {
         "\"name\":\"ResendButton\"" + (panel.softwareVersion.isEmpty ? "" : ",\"sw_version\":\"" + jsonEscaped(panel.softwareVersion) + "\"")
     }
 
-    /// The discovery messages, all retained, in the order they must reach Home Assistant.
-    ///
-    /// Device mode: an empty payload on every per-entity topic first (removing what an earlier
-    /// version or the entity mode left, so no entity is there twice), then the device message with
-    /// every included entity and, for each part the configuration lacks, only its platform (which
-    /// removes it). Entity mode: an empty device message first, then one message per included
-    /// entity and an empty one for each left out.
+    /// The discovery messages, all retained. Device mode: the device message with every included
+    /// entity and, for each part the configuration lacks, only its platform (which removes it).
+    /// Entity mode: one message per included entity and an empty one for each left out.
     public var discoveryMessages: [BrokerMessage] {
         let all = entities
         switch discovery {
         case .device:
-            var messages = all.map { BrokerMessage(topic: entityDiscoveryTopic($0), text: "", retained: true) }
             let components = all.map { entity in
                 "\"" + entity.object + "\":{\"platform\":\"" + entity.component + "\"" + (entity.included ? "," + entity.fields + ids(entity) : "")
                     + "}"
@@ -276,19 +271,36 @@ public struct HomeAssistantTopics: Hashable, Sendable {
             let text =
                 "{\"dev\":{" + deviceInfo + "},\"o\":{" + origin + "},\"availability_topic\":\"" + availability + "\",\"cmps\":{"
                 + components.joined(separator: ",") + "}}"
-            messages.append(BrokerMessage(topic: deviceDiscoveryTopic, text: text, retained: true))
-            return messages
+            return [BrokerMessage(topic: deviceDiscoveryTopic, text: text, retained: true)]
         case .entity:
-            var messages = [BrokerMessage(topic: deviceDiscoveryTopic, text: "", retained: true)]
-            for entity in all {
+            return all.map { entity in
                 let text =
                     entity.included
                     ? "{" + entity.fields + ids(entity) + ",\"availability_topic\":\"" + availability + "\",\"device\":{" + deviceInfo
                         + "},\"origin\":{"
                         + origin + "}}" : ""
-                messages.append(BrokerMessage(topic: entityDiscoveryTopic(entity), text: text, retained: true))
+                return BrokerMessage(topic: entityDiscoveryTopic(entity), text: text, retained: true)
             }
-            return messages
+        }
+    }
+
+    /// The topic filter of the other discovery form's retained messages of this device (an
+    /// earlier version's per-entity topics in device mode; the device topic in entity mode).
+    public var staleDiscoveryFilter: String {
+        switch discovery {
+        case .device: return discoveryPrefix + "/+/" + nodeID + "/+/config"
+        case .entity: return deviceDiscoveryTopic
+        }
+    }
+
+    private func isStaleDiscovery(_ topic: String) -> Bool {
+        switch discovery {
+        case .entity: return topic == deviceDiscoveryTopic
+        case .device:
+            let parts = topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            let prefix = discoveryPrefix.split(separator: "/", omittingEmptySubsequences: false).count
+            return topic.hasPrefix(discoveryPrefix + "/") && parts.count == prefix + 4 && parts[prefix + 1] == nodeID && parts[prefix + 3] == "config"
+                && parts[prefix] != "device"
         }
     }
 
@@ -299,12 +311,19 @@ public struct HomeAssistantTopics: Hashable, Sendable {
         case refused(String)
         /// Home Assistant came online: publish discovery (and the retained state) again.
         case republish
+        /// A retained message of the other discovery form (`staleDiscoveryFilter`): publish these
+        /// (an empty payload on its topic, then this form's discovery again, since Home Assistant
+        /// removes what the empty payload names), so no entity is there twice.
+        case clearDiscovery([BrokerMessage])
         case ignored
     }
 
     public func request(topic: String, payload: [UInt8]) -> Request {
         let text = String(decoding: payload, as: UTF8.self)
         if topic == homeAssistantStatus { return text == "online" ? .republish : .ignored }
+        if isStaleDiscovery(topic) {
+            return payload.isEmpty ? .ignored : .clearDiscovery([BrokerMessage(topic: topic, text: "", retained: true)] + discoveryMessages)
+        }
         guard topic == command else { return .ignored }
         switch text {
         case "send": return .command(.send)

@@ -134,7 +134,7 @@ public struct MQTTSetup: Sendable {
         settings = MQTTClient.Settings(
             host: config.host, port: config.port, keepaliveSeconds: config.keepaliveSeconds,
             clientID: clientID, will: topics.availabilityMessage(online: false),
-            subscriptions: [topics.command, topics.homeAssistantStatus])
+            subscriptions: [topics.command, topics.homeAssistantStatus, topics.staleDiscoveryFilter])
         settings.username = config.username
         settings.caFile = config.caFile
         settings.certFile = config.certFile
@@ -237,6 +237,9 @@ public func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, comma
                 case .command(let command): inputs.append(.remote(command))
                 case .refused(let text): log(LogRecord("mqtt command refused", [.string("command", text)]))
                 case .republish: client.republishRetained()
+                case .clearDiscovery(let messages):
+                    log(LogRecord("mqtt discovery migrated", [.string("removed", messages.first?.topic ?? "")]))
+                    for message in messages { client.publish(message) }
                 case .ignored: break
                 }
             }

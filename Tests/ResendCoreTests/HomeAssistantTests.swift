@@ -135,7 +135,7 @@ struct HomeAssistantTests {
     }
 
     @Test(
-        "device discovery: the old per-entity topics emptied first, then one retained device message with device info, origin, availability and every entity the configuration has; a part it lacks is only its platform"
+        "device discovery: one retained device message with device info, origin, availability and every entity the configuration has; a part it lacks is only its platform"
     )
     func deviceDiscovery() {
         var keypadTopics = topics
@@ -143,10 +143,8 @@ struct HomeAssistantTests {
             model: "Resend button with keypad", hardware: "LCD 16x2, PCF8574 0x27; keypad 4x3 matrix", softwareVersion: "0.1.0", keypad: true,
             attemptLimit: true)
         let messages = keypadTopics.discoveryMessages
+        #expect(messages.map { $0.topic } == ["homeassistant/device/rb_door/config"])
         #expect(messages.allSatisfy { $0.retained })
-        #expect(messages.last?.topic == "homeassistant/device/rb_door/config")
-        #expect(messages.dropLast().allSatisfy { $0.payload.isEmpty && $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") })
-        #expect(messages.dropLast().map { $0.topic }.contains("homeassistant/sensor/rb_door/seconds_left/config"))
         let text = String(decoding: messages.last?.payload ?? [], as: UTF8.self)
         #expect(
             text.hasPrefix(
@@ -188,14 +186,14 @@ struct HomeAssistantTests {
     }
 
     @Test(
-        "entity discovery (older Home Assistant): the device message emptied first, one message per included entity with device and origin, an empty one for each part left out"
+        "entity discovery (older Home Assistant): one message per included entity with device and origin, an empty one for each part left out"
     )
     func entityDiscovery() {
         var old = topics
         old.discovery = .entity
         old.allowOpen = false
         let messages = old.discoveryMessages
-        #expect(messages.first == BrokerMessage(topic: "homeassistant/device/rb_door/config", text: "", retained: true))
+        #expect(messages.count == 12 && !messages.map { $0.topic }.contains("homeassistant/device/rb_door/config"))
         let byTopic = Dictionary(uniqueKeysWithValues: messages.map { ($0.topic, String(decoding: $0.payload, as: UTF8.self)) })
         #expect(byTopic["homeassistant/button/rb_door/open/config"] == "")
         let send = byTopic["homeassistant/button/rb_door/send/config"] ?? ""
@@ -206,6 +204,30 @@ struct HomeAssistantTests {
             ))
         #expect(send.contains("\"origin\":{\"name\":\"ResendButton\"}"))
         #expect(messages.allSatisfy { $0.retained })
+    }
+
+    @Test(
+        "migration: a retained message of the other form on this device's topics is emptied, then this form's discovery follows (Home Assistant removes what the empty payload names); empty ones and other devices' are ignored"
+    )
+    func migration() {
+        #expect(topics.staleDiscoveryFilter == "homeassistant/+/rb_door/+/config")
+        let old = topics.request(topic: "homeassistant/sensor/rb_door/seconds_left/config", payload: Array("{\"name\":\"Seconds left\"}".utf8))
+        #expect(
+            old
+                == .clearDiscovery(
+                    [BrokerMessage(topic: "homeassistant/sensor/rb_door/seconds_left/config", text: "", retained: true)] + topics.discoveryMessages))
+        #expect(topics.request(topic: "homeassistant/sensor/rb_door/seconds_left/config", payload: []) == .ignored)
+        #expect(topics.request(topic: "homeassistant/sensor/rb_other/seconds_left/config", payload: Array("{}".utf8)) == .ignored)
+        var entityMode = topics
+        entityMode.discovery = .entity
+        #expect(entityMode.staleDiscoveryFilter == "homeassistant/device/rb_door/config")
+        guard case .clearDiscovery(let messages) = entityMode.request(topic: "homeassistant/device/rb_door/config", payload: Array("{}".utf8)) else {
+            Issue.record("the device message was not cleared")
+            return
+        }
+        #expect(messages.first == BrokerMessage(topic: "homeassistant/device/rb_door/config", text: "", retained: true))
+        #expect(messages.count == 13)
+        #expect(entityMode.request(topic: "homeassistant/sensor/rb_door/seconds_left/config", payload: Array("{}".utf8)) == .ignored)
     }
 
     @Test("a device name with spaces and quotes: escaped in JSON; the entity ids use its slug")
