@@ -12,6 +12,16 @@
 # adapter_fail STATUS MESSAGE...: prints "NAME: MESSAGE" on standard error and exits STATUS.
 # adapter_read_code: reads one line of 1 to 32 digits from standard input into $code; anything
 #   else exits $adapter_bad_input_status (the code itself is never printed).
+# adapter_json ANSWER KEY...: reads a service's answer ANSWER (JSON) and sets json_KEY to the
+#   value of each top-level member KEY: a string as it is when it is 1 to 64 printable ASCII
+#   characters without spaces, quotes or backslashes (else "?"; "true" and "false" as strings are
+#   "?" too, never the booleans), an integer, true or false, and
+#   empty when the member is missing or null (an array, an object or a fraction is "?"). Only the
+#   top level counts: a "status" inside an array or an object is not the answer's status. Returns
+#   1, setting nothing, when the answer is not one JSON object, repeats a key (which one would
+#   count is anyone's guess) or is over 1 MiB. The parser is python3's json module: installed
+#   on every Raspberry Pi OS, and Debian's python3 package elsewhere (python3-minimal lacks it:
+#   exit 78).
 # Callers set adapter_name, adapter_keys (space-separated) and adapter_bad_input_status first.
 
 adapter_fail() {
@@ -80,6 +90,57 @@ adapter_seconds() {
         adapter_fail 78 "$adapter_file: $1: expected whole seconds from 1 to $3, got '$adapter_value'"
     fi
     eval "cfg_$1=\$adapter_value"
+}
+
+adapter_json() {
+    command -v python3 > /dev/null || adapter_fail 78 "python3 is missing (apt install python3)"
+    adapter_json_input=$1
+    adapter_json_status=
+    shift
+    adapter_json_text=$(printf '%s' "$adapter_json_input" | python3 -I -S -c '
+import json, sys
+data = sys.stdin.buffer.read(1048577)
+if len(data) > 1048576:
+    sys.exit(3)
+def unique(pairs):
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a repeated key")
+    return dict(pairs)
+try:
+    answer = json.loads(data.decode("utf-8"), object_pairs_hook=unique)
+except (ValueError, RecursionError):
+    sys.exit(3)
+if not isinstance(answer, dict):
+    sys.exit(3)
+for key in sys.argv[1:]:
+    value = answer.get(key)
+    if value is None:
+        print("")
+    elif value is True or value is False:
+        print("true" if value else "false")
+    elif isinstance(value, int) and abs(value) < 10**18:
+        print(value)
+    elif isinstance(value, str) and value not in ("true", "false") and 0 < len(value) <= 64 and all("!" <= c <= "~" and c not in "\"\\\x27" for c in value):
+        print(value)
+    else:
+        print("?")
+print(".")
+' "$@") || adapter_json_status=$?
+    adapter_json_input=
+    case ${adapter_json_status:-0} in
+        0) ;;
+        3) return 1 ;;
+        *) adapter_fail 78 "python3 cannot read JSON (exit $adapter_json_status): apt install python3" ;;
+    esac
+    for adapter_json_key in "$@"; do
+        # shellcheck disable=SC2034 # read by the eval below
+        adapter_json_value=${adapter_json_text%%"
+"*}
+        adapter_json_text=${adapter_json_text#*"
+"}
+        eval "json_$adapter_json_key=\$adapter_json_value"
+    done
 }
 
 adapter_read_code() {

@@ -10,6 +10,8 @@ let targets: [(name: String, run: @Sendable ([UInt8]) -> Void)] = [
     ("state", fuzzState),
     ("cli", fuzzCommandLine),
     ("lcd", fuzzDriverAndEmulator),
+    ("unifont", fuzzUnifont),
+    ("oled", fuzzOLED),
 ]
 
 /// The target this process runs: `fuzz-NAME` from the name it was started as.

@@ -156,7 +156,7 @@ func fuzzDriverAndEmulator(_ bytes: [UInt8]) {
     let clock = ManualClock()
     let bus = RecordingI2CBus(clock: clock, supportsMultiByteWrite: setup & 0x80 != 0, blocking: true)
     let emulator = HD44780Emulator(columns: geometry.columns, rows: geometry.rows, clock: clock)
-    let address = I2CAddress(0x27)!
+    let address = I2CAddress(constant: 0x27)
     bus.attach(emulator, at: address)
     var lcd = HD44780(port: PCF8574Backpack(bus: bus, address: address), delay: VirtualDelay(clock: clock), geometry: geometry)
     do throws(HALError) {

@@ -10,6 +10,8 @@
 #include <dirent.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
@@ -282,6 +284,18 @@ const char *rb_errno_name(int error) {
     (void)error;
     return NULL;
 #endif
+}
+
+long long rb_statfs_type(const char *path) {
+    struct statfs info;
+    if (statfs(path, &info) != 0) return -1;
+    return (long long)(unsigned int)info.f_type;
+}
+
+long long rb_stat_device(const char *path) {
+    struct stat info;
+    if (stat(path, &info) != 0) return -1;
+    return ((long long)major(info.st_dev) << 32) | (long long)minor(info.st_dev);
 }
 
 int rb_rename_noreplace(const char *from, const char *to) {

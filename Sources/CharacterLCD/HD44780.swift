@@ -30,15 +30,9 @@ public struct HD44780<Port: HD44780Port, Wait: Delay> {
     private var addressCounter: UInt8 = 0
     /// The glyphs registered with `defineGlyph`, by character code 0...7.
     private var glyphs: [[UInt8]?]
-    /// DDRAM address of each on-screen cell (row-major).
-    private let cellAddresses: [UInt8]
-    /// Cell indices sorted by DDRAM address: the order the address counter walks them.
-    private let cellsInAddressOrder: [Int]
-    /// The on-screen cell at each DDRAM address, nil for addresses not on the glass.
-    private let cellAtAddress: [Int?]
-
-    /// DDRAM has a 7-bit address space.
-    private static var ddramAddressSpace: Int { 128 }
+    /// Where each cell is in DDRAM, and the frame diff over it: not generic, so the hot path is
+    /// compiled once, specialised, whatever the port (see `DDRAMMap`).
+    private let map: DDRAMMap
 
     /// Does no I/O; call `initialize()` (or `render`, which initializes on demand) to start the display.
     public init(port: Port, delay: Wait, geometry: LCDGeometry) {
@@ -47,19 +41,7 @@ public struct HD44780<Port: HD44780Port, Wait: Delay> {
         self.geometry = geometry
         self.shadow = Array(repeating: nil, count: geometry.cellCount)
         self.glyphs = Array(repeating: nil, count: HD44780Instruction.glyphCount)
-        var addresses: [UInt8] = []
-        addresses.reserveCapacity(geometry.cellCount)
-        var cellAt: [Int?] = Array(repeating: nil, count: HD44780.ddramAddressSpace)
-        for row in 0..<geometry.rows {
-            for column in 0..<geometry.columns {
-                let address = geometry.ddramAddress(row: row, column: column)
-                cellAt[Int(address)] = addresses.count
-                addresses.append(address)
-            }
-        }
-        self.cellAddresses = addresses
-        self.cellAtAddress = cellAt
-        self.cellsInAddressOrder = cellAt.compactMap { $0 }
+        self.map = DDRAMMap(geometry: geometry)
     }
 
     /// The frame the driver believes the screen shows (rows x columns of character codes), or nil
@@ -192,25 +174,12 @@ public struct HD44780<Port: HD44780Port, Wait: Delay> {
             try initialize()
         }
 
-        var bytes: [HD44780Byte] = []
-        var counter = addressCounter
-        // What the glass shows as the bytes go out: the shadow, then each cell as it is written.
-        var glass = shadow
-        let count = cellsInAddressOrder.count
         if let focus {
             precondition(
                 focus.row >= 0 && focus.row < geometry.rows && focus.column >= 0 && focus.column < geometry.columns,
                 "render: the focus is not on the display")
-            let rowStart = focus.row * geometry.columns
-            appendWrite(of: rowStart + focus.column, target: target, glass: &glass, counter: &counter, to: &bytes)
-            for cell in rowStart..<(rowStart + geometry.columns) {
-                appendWrite(of: cell, target: target, glass: &glass, counter: &counter, to: &bytes)
-            }
         }
-        let start = cellsInAddressOrder.firstIndex { cellAddresses[$0] >= counter } ?? 0
-        for step in 0..<count {
-            appendWrite(of: cellsInAddressOrder[(start + step) % count], target: target, glass: &glass, counter: &counter, to: &bytes)
-        }
+        let (bytes, counter) = map.writes(showing: target, over: shadow, counter: addressCounter, focus: focus)
         guard !bytes.isEmpty else { return }
         do {
             try port.write(bytes)
@@ -222,28 +191,6 @@ public struct HD44780<Port: HD44780Port, Wait: Delay> {
             shadow[cell] = target[cell]
         }
         addressCounter = counter
-    }
-
-    /// Appends the bytes that make `cell` show `target[cell]` when the glass does not show it yet:
-    /// a set-DDRAM-address unless the counter already points there (or an unchanged 1-cell gap can
-    /// be rewritten instead: same cost, one byte), then the data. Moves `counter` past the cell.
-    private func appendWrite(
-        of cell: Int, target: [UInt8], glass: inout [UInt8?], counter: inout UInt8, to bytes: inout [HD44780Byte]
-    ) {
-        guard glass[cell] != target[cell] else { return }
-        let address = cellAddresses[cell]
-        if counter != address {
-            if nextAddress(after: counter) == address, let gap = cellAtAddress[Int(counter)],
-                let shown = glass[gap], shown == target[gap]
-            {
-                bytes.append(.data(shown))
-            } else {
-                bytes.append(.instruction(HD44780Instruction.setDDRAMAddress | address))
-            }
-        }
-        bytes.append(.data(target[cell]))
-        glass[cell] = target[cell]
-        counter = nextAddress(after: address)
     }
 
     /// Switches the backlight through the port. Does not strobe the controller, so a failure
@@ -270,8 +217,96 @@ public struct HD44780<Port: HD44780Port, Wait: Delay> {
     }
 
     /// Where the address counter goes after a DDRAM write at `address` (entry mode: increment).
-    private func nextAddress(after address: UInt8) -> UInt8 {
-        if geometry.usesTwoLineMode {
+}
+
+/// The cells' DDRAM addresses for one geometry and the frame diff over them. A plain value with no
+/// generic parameter: `HD44780` is generic over its port and delay, and its generic code is not
+/// specialised across modules (resend-bench and the app call it unspecialised), so the per-cell
+/// work lives here, where it is compiled once and specialised (callgrind: the diff inside the
+/// generic driver cost about 29k instructions per frame, most of them type-metadata look-ups and
+/// copies of the driver value made by a closure capturing it).
+struct DDRAMMap {
+    /// DDRAM address of each on-screen cell (row-major).
+    let cellAddresses: [UInt8]
+    /// Cell indices sorted by DDRAM address: the order the address counter walks them.
+    let cellsInAddressOrder: [Int]
+    /// The on-screen cell at each DDRAM address, nil for addresses not on the glass.
+    let cellAtAddress: [Int?]
+    let usesTwoLineMode: Bool
+    let columns: Int
+
+    /// DDRAM has a 7-bit address space.
+    private static var ddramAddressSpace: Int { 128 }
+
+    init(geometry: LCDGeometry) {
+        var addresses: [UInt8] = []
+        addresses.reserveCapacity(geometry.cellCount)
+        var cellAt: [Int?] = Array(repeating: nil, count: DDRAMMap.ddramAddressSpace)
+        for row in 0..<geometry.rows {
+            for column in 0..<geometry.columns {
+                let address = geometry.ddramAddress(row: row, column: column)
+                cellAt[Int(address)] = addresses.count
+                addresses.append(address)
+            }
+        }
+        cellAddresses = addresses
+        cellAtAddress = cellAt
+        cellsInAddressOrder = cellAt.compactMap { $0 }
+        usesTwoLineMode = geometry.usesTwoLineMode
+        columns = geometry.columns
+    }
+
+    /// The bytes that make the glass show `target` where `shadow` is what it shows, the address
+    /// counter at `counter`, and the counter after them: with a focus, its cell first, then the
+    /// rest of its row, then every other changed cell in address order from the counter on.
+    func writes(showing target: [UInt8], over shadow: [UInt8?], counter start: UInt8, focus: (row: Int, column: Int)?) -> (
+        bytes: [HD44780Byte], counter: UInt8
+    ) {
+        var bytes: [HD44780Byte] = []
+        var counter = start
+        // What the glass shows as the bytes go out: the shadow, then each cell as it is written.
+        var glass = shadow
+        if let focus {
+            let rowStart = focus.row * columns
+            appendWrite(of: rowStart + focus.column, target: target, glass: &glass, counter: &counter, to: &bytes)
+            for cell in rowStart..<(rowStart + columns) {
+                appendWrite(of: cell, target: target, glass: &glass, counter: &counter, to: &bytes)
+            }
+        }
+        let count = cellsInAddressOrder.count
+        var first = 0
+        while first < count && cellAddresses[cellsInAddressOrder[first]] < counter { first += 1 }
+        if first == count { first = 0 }
+        for step in 0..<count {
+            appendWrite(of: cellsInAddressOrder[(first + step) % count], target: target, glass: &glass, counter: &counter, to: &bytes)
+        }
+        return (bytes, counter)
+    }
+
+    /// Appends the bytes that make `cell` show `target[cell]` when the glass does not show it yet:
+    /// a set-DDRAM-address unless the counter already points there (or an unchanged 1-cell gap can
+    /// be rewritten instead: same cost, one byte), then the data. Moves `counter` past the cell.
+    private func appendWrite(
+        of cell: Int, target: [UInt8], glass: inout [UInt8?], counter: inout UInt8, to bytes: inout [HD44780Byte]
+    ) {
+        guard glass[cell] != target[cell] else { return }
+        let address = cellAddresses[cell]
+        if counter != address {
+            if nextAddress(after: counter) == address, let gap = cellAtAddress[Int(counter)],
+                let shown = glass[gap], shown == target[gap]
+            {
+                bytes.append(.data(shown))
+            } else {
+                bytes.append(.instruction(HD44780Instruction.setDDRAMAddress | address))
+            }
+        }
+        bytes.append(.data(target[cell]))
+        glass[cell] = target[cell]
+        counter = nextAddress(after: address)
+    }
+
+    func nextAddress(after address: UInt8) -> UInt8 {
+        if usesTwoLineMode {
             switch address {
             case HD44780Instruction.firstLineLastAddress: return HD44780Instruction.secondLineFirstAddress
             case HD44780Instruction.secondLineLastAddress: return 0

@@ -193,10 +193,11 @@ public struct PCF8574Backpack<Bus: I2CBus>: HD44780Port {
         if register == .data { port |= 1 << wiring.rs }
         if enable { port |= 1 << wiring.enable }
         if isBacklightOn == wiring.backlightActiveHigh { port |= 1 << wiring.backlight }
-        let dataLines = [wiring.d4, wiring.d5, wiring.d6, wiring.d7]
-        for bit in 0..<dataLines.count where nibble & (1 << UInt8(bit)) != 0 {
-            port |= 1 << dataLines[bit]
-        }
+        // No array of the four lines: this runs for every expander byte.
+        if nibble & 0b0001 != 0 { port |= 1 << wiring.d4 }
+        if nibble & 0b0010 != 0 { port |= 1 << wiring.d5 }
+        if nibble & 0b0100 != 0 { port |= 1 << wiring.d6 }
+        if nibble & 0b1000 != 0 { port |= 1 << wiring.d7 }
         return port
     }
 

@@ -1,8 +1,8 @@
 /// Something that happened outside the controller, delivered to the event loop.
 public enum LoopInput: Hashable, Sendable {
-    /// Edges of the button line may have been lost before the ones delivered (the kernel's event
-    /// buffer overflowed): the loop reads the line's level (`EventSource.readButtonLevel`) and
-    /// reconciles. Linux, uAPI v1 (libgpiod 1.x): 16 events per line, a full buffer drops the
+    /// Edges of a key (the button's line, a keypad's keys) may have been lost before the ones
+    /// delivered (the kernel's event buffer overflowed): the loop reads the level of every key it
+    /// knows (`EventSource.readLevel(of:)`) and reconciles. Linux, uAPI v1 (libgpiod 1.x): 16 events per line, a full buffer drops the
     /// NEWEST (drivers/gpio/gpiolib-cdev.c, `lineevent_irq_thread`: kfifo_in fails, "event FIFO is
     /// full - event dropped"), so the settling edge of a burst is the one lost; v2 drops the oldest
     /// (`linereq_put_event`: kfifo_skip) and numbers events, so a sequence gap shows it.
@@ -45,13 +45,15 @@ extension LoopInput {
 public protocol EventSource {
     mutating func wait(until deadline: Instant?) throws(HALError) -> [LoopInput]
 
-    /// The button's logical level read from the line now (not inferred from edges), stamped with
-    /// the monotonic time of the read; nil when the source cannot read it. Does not block. The
-    /// loop calls it when a debounce window closes and after `LoopInput.edgesMayBeLost`.
-    mutating func readButtonLevel() throws(HALError) -> ButtonLevel?
+    /// `key`'s logical level read now (not inferred from its edges: the button's line read, a
+    /// matrix scanned), stamped with the monotonic time of the read; nil when the source cannot
+    /// read that key. Does not block for long (a matrix scan waits its rows' settle time). The
+    /// loop calls it for a key when the key's debounce window closes, and for every key it knows
+    /// after `LoopInput.edgesMayBeLost`: one repair for every key.
+    mutating func readLevel(of key: Key) throws(HALError) -> ButtonLevel?
 }
 
 extension EventSource {
-    /// Sources without a readable line (a script of edges only) report nothing.
-    public mutating func readButtonLevel() throws(HALError) -> ButtonLevel? { nil }
+    /// Sources without readable keys (a script of edges only) report nothing.
+    public mutating func readLevel(of key: Key) throws(HALError) -> ButtonLevel? { nil }
 }

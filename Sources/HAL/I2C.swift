@@ -12,6 +12,12 @@ public struct I2CAddress: Hashable, Comparable, Sendable {
         self.rawValue = rawValue
     }
 
+    /// An address written in the program (a datasheet's default): a reserved one is our bug.
+    public init(constant rawValue: UInt8) {
+        precondition(I2CAddress.validRange.contains(rawValue), "I2CAddress(constant:): a reserved address")
+        self.rawValue = rawValue
+    }
+
     public static func < (a: I2CAddress, b: I2CAddress) -> Bool { a.rawValue < b.rawValue }
 }
 

@@ -109,9 +109,9 @@ public enum Discovery {
         if let entry = getgrgid(gid) {
             name = String(cString: entry.pointee.gr_name)
             var member = entry.pointee.gr_mem
-            while let m = member?.pointee {
+            while let current = member, let m = current.pointee {
                 if String(cString: m) == user { listed = true }
-                member = member! + 1
+                member = current + 1
             }
         }
         if let primary = getpwuid(geteuid())?.pointee.pw_gid, primary == gid { listed = true }

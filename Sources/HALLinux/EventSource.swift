@@ -22,6 +22,9 @@ public struct LinuxEventSource: EventSource {
     private var extras: [(registration: RegisteredDescriptor, onReadable: () throws(HALError) -> [LoopInput])] = []
     private var nextID = 0
     private var connections: [PolledConnection] = []
+    /// The keypad backends' level readers (`register(levels:)`), asked in order for keys other than
+    /// the button.
+    private var levelReaders: [(Key) throws(HALError) -> ButtonLevel?] = []
 
     public init(button: GPIOButton?) throws(HALError) {
         self.poller = try Poller(includeResize: false)
@@ -53,9 +56,22 @@ public struct LinuxEventSource: EventSource {
         extras.removeAll { $0.registration == registration }
     }
 
-    /// The button's level now (a line read, not edges), stamped with CLOCK_MONOTONIC; nil without
-    /// a button.
-    public mutating func readButtonLevel() throws(HALError) -> ButtonLevel? {
+    /// Adds a keypad backend's answer to `readLevel(of:)` for its keys (a matrix scans, an evdev
+    /// keypad answers from its key state, resynchronised with EVIOCGKEY after a drop); it returns
+    /// nil for a key it does not have. Runs on the loop's thread.
+    public mutating func register(levels: @escaping (Key) throws(HALError) -> ButtonLevel?) {
+        levelReaders.append(levels)
+    }
+
+    /// `key`'s level now, stamped with CLOCK_MONOTONIC: the button's line read (nil without a
+    /// button), a keypad key from the first registered reader that has it (nil when none has).
+    public mutating func readLevel(of key: Key) throws(HALError) -> ButtonLevel? {
+        guard key == .button else {
+            for reader in levelReaders {
+                if let level = try reader(key) { return level }
+            }
+            return nil
+        }
         guard let button else { return nil }
         let pressed = try button.isPressed()
         return ButtonLevel(pressed: pressed, time: SystemClock().now())

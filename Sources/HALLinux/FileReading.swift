@@ -141,7 +141,7 @@ public struct FileReadError: Error, Hashable, Sendable {
     }
 }
 
-/// The one way HALLinux reads a file it is given (DESIGN.md habit 12): the configuration file,
+/// The one way HALLinux reads a file it is given (every outside input is hostile: no links followed, regular files only, a size cap): the configuration file,
 /// the headless script, the state file.
 ///
 /// - The path is checked with lstat(2) first: a symbolic link is refused (not followed), and so is
@@ -199,7 +199,10 @@ public enum FileReader {
             do throws(HALError) {
                 let offset = count
                 got = try Syscall.run("read \(path)") {
-                    data.withUnsafeMutableBytes { CLinuxOS.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+                    data.withUnsafeMutableBytes { buffer in
+                        guard let base = buffer.baseAddress else { return 0 }
+                        return CLinuxOS.read(fd, base + offset, buffer.count - offset)
+                    }
                 }
             } catch {
                 throw fail(.system(error))

@@ -210,7 +210,8 @@ public final class GPIOButton {
                 line.chipPath, line.offset, configuration.bias.shimValue, configuration.activeLow,
                 debounceMicroseconds, configuration.consumer, &request)
         }
-        self.request = request!
+        guard let request else { preconditionFailure("GPIOButton: the shim succeeded without a request") }
+        self.request = request
         self.line = line
         self.configuration = configuration
     }
@@ -287,7 +288,8 @@ public final class GPIOOutput: OutputLine {
         _ = try requestLine(line, purpose: "request output") {
             rb_gpio_request_output(line.chipPath, line.offset, activeLow, initiallyActive, consumer, &request)
         }
-        self.request = request!
+        guard let request else { preconditionFailure("GPIOOutput: the shim succeeded without a request") }
+        self.request = request
         self.line = line
     }
 
@@ -320,8 +322,9 @@ private final class OpenChip {
     init(path: String) throws(HALError) {
         var chip: OpaquePointer?
         _ = try Syscall.run("open \(path)") { rb_gpio_chip_open(path, &chip) }
+        guard let chip else { preconditionFailure("GPIO chip: the shim succeeded without a chip") }
         self.path = path
-        self.pointer = chip!
+        self.pointer = chip
     }
 
     deinit { rb_gpio_chip_close(pointer) }

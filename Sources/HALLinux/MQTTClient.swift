@@ -7,6 +7,21 @@ import HAL
 /// when it is ready and `service(now:)` at `nextService` (the keepalive's PINGREQ, a reconnection).
 /// An idle connection wakes the loop once per keepalive period (plus the PINGRESP's arrival).
 ///
+/// - MQTT v5, with the CONNECT property Maximum Packet Size (`RB_MQTT_PACKET_MAX`, 2 KiB): the
+///   broker drops a larger message instead of sending it, so none is ever read into memory. A
+///   broker that answers "unsupported protocol version" gets MQTT v3.1.1 from the next attempt on
+///   (reported once as `protocolFallback`); it may then send messages of any size.
+/// - The keepalive is kept by what was last read, not only by what was written: a broker that
+///   stops answering is noticed within two keepalive periods (and 2 s) even while a countdown
+///   publishes every second (a PINGREQ one period after the broker was last heard, the end of the
+///   connection one period later). The messages handed over after the broker was last heard are
+///   counted (`unconfirmedAtLoss`): with QoS 0 nobody knows whether they arrived.
+/// - A message on one of `Settings.liveOnlyTopics` delivered retained (kept by the broker from
+///   before, replayed at every subscription) is refused: with MQTT v5 the subscription asks the
+///   broker never to send it (retain handling 2), with v3.1.1 it is dropped here. Dropped
+///   messages (retained, topic or payload too long, the ring full) are reported one by one as
+///   `Happening.dropped`.
+///
 /// - Connecting never blocks on the broker (the name lookup of a host name may: an address or a
 ///   name from /etc/hosts avoids that). A broker that cannot be reached, refuses the credentials
 ///   or fails TLS is tried again after 1 s, 2 s, 4 s, ... at most 60 s; a connection resets the
@@ -37,6 +52,9 @@ public final class MQTTClient: MessagePublisher {
         public var will: BrokerMessage?
         /// Topics subscribed to after every connection.
         public var subscriptions: [String]
+        /// Those of `subscriptions` that take only live messages: a retained one is refused
+        /// (commands: a retained command would run at every connection).
+        public var liveOnlyTopics: [String] = []
 
         public init(host: String, port: Int, keepaliveSeconds: Int, clientID: String, will: BrokerMessage?, subscriptions: [String]) {
             self.host = host
@@ -63,6 +81,38 @@ public final class MQTTClient: MessagePublisher {
     public enum Happening: Hashable, Sendable {
         case state(LinkState, retryIn: TimeSpan?)
         case message(topic: String, payload: [UInt8])
+        /// A received message that was not taken.
+        case dropped(Drop)
+        /// The broker does not speak MQTT v5: the next attempts use v3.1.1 (no packet size bound).
+        case protocolFallback
+    }
+
+    /// A received message that was dropped: its topic (at most `RB_MQTT_TOPIC_MAX` bytes of it),
+    /// the full sizes, and why.
+    public struct Drop: Hashable, Sendable {
+        public enum Reason: String, Hashable, Sendable {
+            case retained
+            case topicTooLong = "topic_too_long"
+            case payloadTooLong = "payload_too_long"
+            case queueFull = "queue_full"
+        }
+        public var topic: String
+        public var topicBytes: Int
+        public var payloadBytes: Int
+        public var reason: Reason
+        /// Further drops not reported one by one (their reports overflowed).
+        public var alsoDropped: Int
+        /// The payload of a message refused as retained (it fit); empty otherwise.
+        public var payload: [UInt8]
+
+        public init(topic: String, topicBytes: Int, payloadBytes: Int, reason: Reason, alsoDropped: Int = 0, payload: [UInt8] = []) {
+            self.payload = payload
+            self.topic = topic
+            self.topicBytes = topicBytes
+            self.payloadBytes = payloadBytes
+            self.reason = reason
+            self.alsoDropped = alsoDropped
+        }
     }
 
     public static let eventQueueLimit = 32
@@ -81,7 +131,15 @@ public final class MQTTClient: MessagePublisher {
     public private(set) var droppedEvents = 0
     private var retryAt: Instant?
     private var retry = MQTTClient.firstRetry
-    private var keepaliveAt: Instant?
+    /// When libmosquitto last read (`lastIn`) and wrote (`lastOut`) on this connection, as its
+    /// own keepalive bookkeeping sees it: a PINGREQ is due a keepalive after the older of the two.
+    private var lastIn: Instant?
+    private var lastOut: Instant?
+    /// Messages handed to libmosquitto since the broker was last heard.
+    private var unheardMessages = 0
+    /// Of the last connection that was lost: the messages handed over after the broker was last
+    /// heard (sent into a connection that may have been dead already).
+    public private(set) var unconfirmedAtLoss = 0
     /// True once `start` ran; a client never started publishes nothing.
     private var started = false
     /// The socket hung up and libmosquitto kept it: not polled until the next attempt.
@@ -139,6 +197,14 @@ public final class MQTTClient: MessagePublisher {
     /// When `service(now:)` must run: the keepalive or the next connection attempt.
     public var nextService: Instant? { earliestOf(retryAt, keepaliveAt) }
 
+    /// When libmosquitto's keepalive check (`mosquitto_loop_misc`) must run: one period (plus 1 s:
+    /// libmosquitto counts whole seconds) after the older of the last read and the last write.
+    /// Writes alone never postpone it: a broker that stopped reading still gets its PINGREQ.
+    private var keepaliveAt: Instant? {
+        guard descriptor != nil, let lastIn, let lastOut else { return nil }
+        return min(lastIn, lastOut) + keepalive
+    }
+
     /// The socket was ready: reads and writes what it can, then hands over queued messages. A
     /// socket whose peer hung up but that libmosquitto keeps (it does during a TLS handshake) is
     /// no longer polled: the connection counts as down and the next attempt closes it.
@@ -146,11 +212,12 @@ public final class MQTTClient: MessagePublisher {
         var out: [Happening] = []
         if readiness.readable && descriptor != nil {
             let code = rb_mqtt_read(client)
+            heard(now: now)
             out += collect(code: code, now: now)
         }
         if readiness.writable && descriptor != nil {
             let code = rb_mqtt_write(client)
-            keepaliveAt = now + keepalive
+            lastOut = now
             out += collect(code: code, now: now)
         }
         if readiness.hungUp && descriptor != nil {
@@ -168,7 +235,10 @@ public final class MQTTClient: MessagePublisher {
     public func service(now: Instant) -> [Happening] {
         var out: [Happening] = []
         if let at = keepaliveAt, at <= now {
-            keepaliveAt = descriptor == nil ? nil : now + keepalive
+            // libmosquitto sends its PINGREQ and counts the broker as heard now, or ends a
+            // connection whose PINGREQ went unanswered (MOSQ_ERR_KEEPALIVE).
+            lastIn = now
+            lastOut = now
             out += collect(code: rb_mqtt_misc(client), now: now)
         }
         if let at = retryAt, at <= now {
@@ -178,11 +248,11 @@ public final class MQTTClient: MessagePublisher {
         return out + reportState()
     }
 
-    /// An empty retained message (which deletes the broker's retained message on its topic) is
-    /// sent once, in order with the events, and not kept: kept, it would delete the topic again
-    /// after every connection.
+    /// An empty retained message (which deletes the broker's retained message on its topic) goes
+    /// out in order with the retained messages and is forgotten once sent: kept, it would delete
+    /// the topic again after every connection.
     public func publish(_ message: BrokerMessage) {
-        if message.retained && !message.payload.isEmpty {
+        if message.retained {
             if let index = retained.firstIndex(where: { $0.topic == message.topic }) {
                 retained[index] = message
             } else {
@@ -224,15 +294,23 @@ public final class MQTTClient: MessagePublisher {
 
     private var keepalive: TimeSpan { .seconds(Int64(settings.keepaliveSeconds + 1)) }
 
+    /// Something came from the broker: it is alive.
+    private func heard(now: Instant) {
+        lastIn = now
+        unheardMessages = 0
+    }
+
     private func connect(now: Instant) -> [Happening] {
         retryAt = nil
         abandoned = false
         let code = rb_mqtt_connect(client, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds))
         if code != 0 {
-            lose(reason: Self.reason(code), now: now)
+            lose(reason: reason(code), now: now)
         } else {
             // The last failure stays the state until the broker answers.
-            keepaliveAt = now + keepalive
+            lastIn = now
+            lastOut = now
+            unheardMessages = 0
         }
         return reportState()
     }
@@ -240,36 +318,72 @@ public final class MQTTClient: MessagePublisher {
     /// Takes what libmosquitto's callbacks recorded after a call that returned `code`.
     private func collect(code: Int32, now: Instant) -> [Happening] {
         var out: [Happening] = []
+        var fellBack = false
         let connack = rb_mqtt_take_connack(client)
         if connack == 0 {
             state = .connected
             retry = Self.firstRetry
-            for topic in settings.subscriptions { _ = rb_mqtt_subscribe(client, topic, 0) }
+            for topic in settings.subscriptions {
+                _ = rb_mqtt_subscribe(client, topic, 0, !settings.liveOnlyTopics.contains(topic))
+            }
             unsentRetained = retained.map { $0.topic }
-            keepaliveAt = now + keepalive
+            lastOut = now
+        } else if connack == RB_MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION && rb_mqtt_is_v5(client) && rb_mqtt_use_v311(client) == 0 {
+            // An MQTT v3.1.1 broker: the next attempt speaks its version, at once.
+            out.append(.protocolFallback)
+            fellBack = true
         } else if connack > 0 {
-            state = .refused(reason: String(cString: rb_mqtt_connack_string(connack)))
+            state = .refused(reason: String(cString: rb_mqtt_connack_string(client, connack)))
         }
         var topic = [CChar](repeating: 0, count: Int(RB_MQTT_TOPIC_MAX) + 1)
         var payload = [UInt8](repeating: 0, count: Int(RB_MQTT_PAYLOAD_MAX))
         var length = 0
-        while rb_mqtt_take_message(client, &topic, &payload, &length) == 1 {
-            let name = String(decoding: topic.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            out.append(.message(topic: name, payload: Array(payload[0..<length])))
+        var wasRetained = false
+        while rb_mqtt_take_message(client, &topic, &payload, &length, &wasRetained) == 1 {
+            let name = Self.text(topic)
+            if wasRetained && settings.liveOnlyTopics.contains(name) {
+                out.append(
+                    .dropped(
+                        Drop(topic: name, topicBytes: name.utf8.count, payloadBytes: length, reason: .retained, payload: Array(payload[0..<length]))))
+            } else {
+                out.append(.message(topic: name, payload: Array(payload[0..<length])))
+            }
+        }
+        var topicBytes = 0
+        while true {
+            let reason = rb_mqtt_take_drop(client, &topic, &topicBytes, &length)
+            if reason == RB_MQTT_DROP_NONE { break }
+            let why: Drop.Reason =
+                switch reason {
+                case RB_MQTT_DROP_TOPIC_TOO_LONG: .topicTooLong
+                case RB_MQTT_DROP_PAYLOAD_TOO_LONG: .payloadTooLong
+                default: .queueFull
+                }
+            out.append(.dropped(Drop(topic: Self.text(topic), topicBytes: topicBytes, payloadBytes: length, reason: why)))
+        }
+        let unreported = Int(clamping: rb_mqtt_take_unreported_drops(client))
+        if unreported > 0, case .dropped(var last) = out.last {
+            last.alsoDropped = unreported
+            out[out.count - 1] = .dropped(last)
         }
         var reasonCode: Int32 = 0
         let disconnected = rb_mqtt_take_disconnect(client, &reasonCode)
         if disconnected || (code != 0 && descriptor == nil) {
-            if case .refused = state {
+            if fellBack {
+                loseKeepingState(now: now)
+                retryAt = now
+            } else if case .refused = state {
                 loseKeepingState(now: now)
             } else {
-                lose(reason: Self.reason(code != 0 ? code : reasonCode), now: now)
+                lose(reason: reason(code != 0 ? code : reasonCode), now: now)
             }
         }
         return out
     }
 
     private func lose(reason: String, now: Instant) {
+        unconfirmedAtLoss = unheardMessages
+        unheardMessages = 0
         var detail = [CChar](repeating: 0, count: Int(RB_MQTT_ERROR_MAX))
         if rb_mqtt_take_error_log(client, &detail) {
             state = .down(reason: reason + " " + String(decoding: detail.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
@@ -281,7 +395,8 @@ public final class MQTTClient: MessagePublisher {
 
     /// No connection now: try again after the growing wait.
     private func loseKeepingState(now: Instant) {
-        keepaliveAt = nil
+        lastIn = nil
+        lastOut = nil
         retryAt = now + retry
         retry = min(retry + retry, Self.longestRetry)
     }
@@ -304,6 +419,7 @@ public final class MQTTClient: MessagePublisher {
                 unsentRetained.removeFirst()
                 guard let kept = retained.first(where: { $0.topic == topic }) else { continue }
                 message = kept
+                if kept.payload.isEmpty { retained.removeAll { $0.topic == topic } }
             } else if !events.isEmpty {
                 message = events.removeFirst()
             } else {
@@ -312,7 +428,8 @@ public final class MQTTClient: MessagePublisher {
             let code = message.payload.withUnsafeBytes {
                 rb_mqtt_publish(client, message.topic, $0.baseAddress, Int32($0.count), 0, message.retained)
             }
-            keepaliveAt = now + keepalive
+            lastOut = now
+            unheardMessages += 1
             if code != 0 {
                 _ = collect(code: code, now: now)
                 return
@@ -333,10 +450,22 @@ public final class MQTTClient: MessagePublisher {
         throw HALError(code == RB_MQTT_ERR_ERRNO ? .io : .invalidArgument, operation: operation + ": " + reason(code), errno: errno)
     }
 
-    /// libmosquitto's error in words; for a system call's failure, errno's.
+    /// libmosquitto's error in words; for a system call's failure, errno's. libmosquitto 2.0.11
+    /// has no words for MOSQ_ERR_KEEPALIVE ("Unknown error.").
+    private func reason(_ code: Int32) -> String {
+        if code == RB_MQTT_ERR_KEEPALIVE {
+            return "the broker did not answer within the keepalive (\(settings.keepaliveSeconds) s)"
+        }
+        return Self.reason(code)
+    }
+
     private static func reason(_ code: Int32) -> String {
         if code == RB_MQTT_ERR_ERRNO { return describe(errno: rb_errno()) }
         return String(cString: rb_mqtt_error_string(code))
+    }
+
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

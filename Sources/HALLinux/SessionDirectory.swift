@@ -33,7 +33,7 @@ public final class SessionDirectory {
             let base = temporaryBase ?? (getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")
             var template = Array((base + "/resend-session-XXXXXX").utf8CString)
             _ = try Syscall.run("mkdtemp " + base + "/resend-session-XXXXXX") {
-                template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) } == nil ? Int32(-1) : 0
+                template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } } == nil ? Int32(-1) : 0
             }
             path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
             isTemporary = true

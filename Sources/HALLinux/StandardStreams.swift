@@ -13,7 +13,10 @@ public enum StandardStreams {
         var offset = 0
         while offset < bytes.count {
             let written = try Syscall.run("write \(name)") {
-                bytes.withUnsafeBytes { CLinuxOS.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                bytes.withUnsafeBytes { buffer in
+                    guard let base = buffer.baseAddress else { return 0 }
+                    return CLinuxOS.write(fd, base + offset, buffer.count - offset)
+                }
             }
             offset += written
         }

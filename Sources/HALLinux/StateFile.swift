@@ -77,7 +77,10 @@ public struct StateFile: StateStorage, Sendable {
             var offset = 0
             while offset < bytes.count {
                 offset += try Syscall.run("write \(temporary)") {
-                    bytes.withUnsafeBytes { CLinuxOS.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                    bytes.withUnsafeBytes { buffer in
+                        guard let base = buffer.baseAddress else { return 0 }
+                        return CLinuxOS.write(fd, base + offset, buffer.count - offset)
+                    }
                 }
             }
             _ = try Syscall.run("fsync \(temporary)") { fsync(fd) }

@@ -7,10 +7,17 @@ public protocol I2CDevice: AnyObject {
     func receive(_ byte: UInt8, at time: Instant)
     /// Whether the device answers a probe (an ACK to its address). Defaults to true.
     func acknowledgesProbe() -> Bool
+    /// A START and this device's address at `time`, before the transaction's bytes (devices whose
+    /// protocol begins each write afresh, like an OLED's control byte). Defaults to nothing.
+    func transactionStarted(at time: Instant)
+    /// The STOP after the transaction's last byte. Defaults to nothing.
+    func transactionEnded(at time: Instant)
 }
 
 extension I2CDevice {
     public func acknowledgesProbe() -> Bool { true }
+    public func transactionStarted(at time: Instant) {}
+    public func transactionEnded(at time: Instant) {}
 }
 
 /// An `I2CBus` that records every write transaction, delivers the bytes to attached mock devices
@@ -155,10 +162,12 @@ public final class RecordingI2CBus: I2CBus {
         }
         transactions.append(Transaction(address: address, bytes: bytes, time: start))
         occupyWire(until: start + byteTime * Int64(bytes.count + 1))
-        let device = devices[address]!
+        guard let device = devices[address] else { preconditionFailure("RecordingI2CBus: no device at an address that answered") }
+        device.transactionStarted(at: start)
         for (index, byte) in bytes.enumerated() {
             device.receive(byte, at: start + byteTime * Int64(index + 1))
         }
+        device.transactionEnded(at: start + byteTime * Int64(bytes.count + 1))
     }
 
     /// True when a device is attached at `address` and acknowledges. Never throws here (the mock

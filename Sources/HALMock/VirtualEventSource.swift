@@ -9,10 +9,10 @@ import HAL
 /// script is exhausted and `deadline` is nil, it returns `[.stop]` without moving the clock, so a
 /// headless run ends instead of waiting forever; it keeps doing so on later calls.
 ///
-/// The button line: every edge scheduled (at the time it is due) and every edge `drop`ped (a
-/// kernel event buffer that overflowed) moves the line; `readButtonLevel` reads it at the clock's
-/// time, as a GPIO backend reads the line's value. A source that was never given an edge has no
-/// line to read (nil).
+/// Every key is a line: each of its events scheduled (at the time it is due) and each `drop`ped
+/// (a kernel event buffer that overflowed) moves that key's line; `readLevel(of:)` reads it at the
+/// clock's time, as a GPIO backend reads the button's line or scans a matrix. A key that was never
+/// given an event has no line to read (nil).
 public struct VirtualEventSource: EventSource {
     public let clock: ManualClock
     /// Inputs scheduled, sorted by time (equal times in the order scheduled); those before `head`
@@ -23,11 +23,11 @@ public struct VirtualEventSource: EventSource {
 
     /// Inputs not yet returned, sorted by time; equal times keep the order they were scheduled in.
     public var pending: ArraySlice<(time: Instant, input: LoopInput)> { queue[head...] }
-    /// The line's level before its first edge.
+    /// The button line's level before its first edge (every other key starts released).
     public var initiallyPressed = false
-    /// Every level change of the line, delivered or dropped, sorted by time (equal times in the
-    /// order given); read by binary search.
-    private var line: [(time: Instant, pressed: Bool)] = []
+    /// Every level change of each key's line, delivered or dropped, sorted by time (equal times in
+    /// the order given); read by binary search.
+    private var lines: [Key: [(time: Instant, pressed: Bool)]] = [:]
 
     public init(clock: ManualClock, inputs: [(time: Instant, input: LoopInput)] = []) {
         self.clock = clock
@@ -44,27 +44,34 @@ public struct VirtualEventSource: EventSource {
         compact()
         let index = upperBound(head, queue.endIndex, time) { queue[$0].time }
         queue.insert((time: time, input: input), at: index)
-        if let edge = input.buttonEdge { moveLine(to: edge.pressed, at: time) }
+        if case .key(let event) = input { moveLine(of: event.key, to: event.isPress, at: time) }
     }
 
-    /// The line changes at `edge.time` but no edge is delivered: the kernel dropped it (its event
-    /// buffer was full). Schedule `.edgesMayBeLost` where the backend would notice.
+    /// The button line changes at `edge.time` but no edge is delivered: the kernel dropped it (its
+    /// event buffer was full). Schedule `.edgesMayBeLost` where the backend would notice.
     public mutating func drop(_ edge: ButtonEdge) {
-        moveLine(to: edge.pressed, at: edge.time)
+        moveLine(of: .button, to: edge.pressed, at: edge.time)
     }
 
-    /// The line's level at the clock's time.
-    public mutating func readButtonLevel() throws(HALError) -> ButtonLevel? {
-        guard !line.isEmpty else { return nil }
+    /// A key's line changes at `event.at` but no event is delivered (lost).
+    public mutating func drop(_ event: KeyEvent) {
+        moveLine(of: event.key, to: event.isPress, at: event.at)
+    }
+
+    /// `key`'s level at the clock's time; nil for a key never given an event.
+    public mutating func readLevel(of key: Key) throws(HALError) -> ButtonLevel? {
+        guard let line = lines[key], !line.isEmpty else { return nil }
         let now = clock.now()
         let after = upperBound(0, line.endIndex, now) { line[$0].time }
-        let pressed = after > 0 ? line[after - 1].pressed : initiallyPressed
+        let pressed = after > 0 ? line[after - 1].pressed : key == .button && initiallyPressed
         return ButtonLevel(pressed: pressed, time: now)
     }
 
-    private mutating func moveLine(to pressed: Bool, at time: Instant) {
+    private mutating func moveLine(of key: Key, to pressed: Bool, at time: Instant) {
+        var line = lines.removeValue(forKey: key) ?? []
         let index = upperBound(0, line.endIndex, time) { line[$0].time }
         line.insert((time: time, pressed: pressed), at: index)
+        lines[key] = line
     }
 
     /// Adds several inputs; they need not be sorted (equal times keep their relative order).
@@ -73,11 +80,11 @@ public struct VirtualEventSource: EventSource {
         guard !inputs.isEmpty else { return }
         queue = stablySorted(Array(queue[head...]) + inputs) { $0.time }
         head = 0
-        var edges: [(time: Instant, pressed: Bool)] = []
+        var edges: [Key: [(time: Instant, pressed: Bool)]] = [:]
         for item in inputs {
-            if let edge = item.input.buttonEdge { edges.append((item.time, edge.pressed)) }
+            if case .key(let event) = item.input { edges[event.key, default: []].append((item.time, event.isPress)) }
         }
-        if !edges.isEmpty { line = stablySorted(line + edges) { $0.time } }
+        for (key, changes) in edges { lines[key] = stablySorted((lines[key] ?? []) + changes) { $0.time } }
     }
 
     /// Adds button edges, each due at its own time.

@@ -74,7 +74,12 @@ public struct CheckFacts: Sendable {
         self.i2cDevAtBoot = i2cDevAtBoot
     }
 
-    /// The addresses to probe: both backpack ranges, plus a fixed `--address` outside them.
+    /// The addresses of SSD1306/SH1106 OLED modules: 0x3C (SA0 low), 0x3D (SA0 high), inside the
+    /// PCF8574A range (so probed with it): a read cannot tell the two apart.
+    public static let oledAddresses = [I2CAddress(constant: 0x3C), I2CAddress(constant: 0x3D)]
+
+    /// The addresses to probe: both backpack ranges (the OLED addresses among them), plus a fixed
+    /// `--address` outside them.
     public static func probeList(for address: AddressChoice) -> [I2CAddress] {
         var list = PCF8574AddressRange.all
         if case .fixed(let fixed) = address, !list.contains(fixed) { list.append(fixed) }
@@ -158,7 +163,7 @@ private func lineFinding(role: String, _ spec: LineSpec, _ facts: CheckFacts) ->
             )
         }
     case .chipOffset(let chipNumber, let offset):
-        let path = spec.location()!.chipPath
+        let path = LineSpec.location(chip: chipNumber, offset: offset).chipPath
         guard let chip = chips.first(where: { $0.path.hasSuffix("/gpiochip\(chipNumber)") }) else {
             let present = chips.map { $0.name }.joined(separator: ", ")
             return .problem(.unavailable, "\(subject): \(path) does not exist (chips: \(present))")
@@ -168,7 +173,7 @@ private func lineFinding(role: String, _ spec: LineSpec, _ facts: CheckFacts) ->
         }
         found = (chip, line)
     }
-    let (chip, line) = found!
+    guard let (chip, line) = found else { preconditionFailure("lineFinding: every case finds a line or returns") }
     let place = "line \(line.offset) of \(chip.path) [\(chip.label)]" + (line.name.map { " named \($0)" } ?? "")
     guard line.isUsed else { return .ok("\(subject): \(place), free") }
     let holder = line.consumer.map { "\"\($0)\"" } ?? "a kernel driver or another program"
@@ -233,6 +238,14 @@ private func i2cFindings(_ options: CheckOptions, _ facts: CheckFacts) -> ([Chec
     switch options.address {
     case .auto:
         let backpacks = scan.answered.filter { PCF8574AddressRange.all.contains($0) }
+        let oleds = scan.answered.filter { CheckFacts.oledAddresses.contains($0) }
+        for oled in oleds {
+            let address = hexAddress(oled.rawValue)
+            findings.append(
+                .note(
+                    "\(address) is also the SSD1306/SH1106 OLED address: for an OLED put display: { kind: \"ssd1306\" (\"sh1106\" on most 1.3\" modules), address: \(address) } in \(DeviceConfig.defaultPath)"
+                ))
+        }
         switch backpacks.count {
         case 0:
             let claimed = scan.claimed.isEmpty ? "" : " (claimed: \(scan.claimed.map { hexAddress($0.rawValue) }.joined(separator: ", ")), see above)"
@@ -291,6 +304,7 @@ public func clockWarning(_ hz: Int?) -> String? {
 
 private func chipName(_ address: I2CAddress) -> String {
     if PCF8574AddressRange.pcf8574.contains(address.rawValue) { return "PCF8574 range" }
+    if CheckFacts.oledAddresses.contains(address) { return "PCF8574A range, and the SSD1306/SH1106 OLED address" }
     if PCF8574AddressRange.pcf8574A.contains(address.rawValue) { return "PCF8574A range" }
     return "not a PCF8574 address"
 }
@@ -334,10 +348,11 @@ public func drawTestPattern<Bus: I2CBus, Wait: Delay>(bus: Bus, address: I2CAddr
     var lcd = HD44780(port: PCF8574Backpack(bus: bus, address: address), delay: delay, geometry: geometry)
     try lcd.initialize()
     let rom = CharacterROM.a00
-    let block = rom.code(for: "█")!
+    guard let block = rom.code(for: "█"), let questionMark = rom.code(for: "?") else {
+        preconditionFailure("the test pattern: the A00 ROM has a full block and a question mark")
+    }
     try lcd.render(Array(repeating: Array(repeating: block, count: geometry.columns), count: geometry.rows))
     lcd.delay.delay(testPatternHold)
-    let questionMark = rom.code(for: "?")!
     try lcd.render(
         testPatternLines(address: address, bus: busNumber, geometry: geometry).map { line in
             line.unicodeScalars.map { rom.code(for: $0) ?? questionMark }
@@ -369,9 +384,27 @@ public func runCheck(_ options: CheckOptions, console: Console) -> ExitCode {
     }
     findings += matrixKeypadCheck(options, facts, console: console)
     findings += mqttCheck(options)
+    if let state = stateFinding(StateDurability.assess(options.config.stateFile, keypad: options.config.keypad)) { findings.append(state) }
     for finding in findings { console.out(finding.line) }
     let code = checkExitCode(findings)
     let problems = findings.filter { $0.code != nil }.count
     console.out(problems == 0 ? "check: all OK" : "check: \(problems) problem\(problems == 1 ? "" : "s"); exit \(code.rawValue)")
     return code
+}
+
+/// The state file's medium (`StateDurability`): OK on a disk; on a medium that forgets at a power
+/// cut a PROBLEM (exit 78, the configuration's to fix) when it closes code entry, else a NOTE; a
+/// NOTE when it could not be told.
+public func stateFinding(_ durability: StateDurability?) -> CheckFinding? {
+    guard let durability else { return nil }
+    let subject = "state file \(durability.path): \(durability.medium.summary)"
+    switch durability.medium.verdict {
+    case .durable:
+        return .ok("\(subject), kept through a power cut")
+    case .unknown:
+        return .note("\(subject): cannot tell whether it survives a power cut; if that layer is in RAM, \(forgetfulStateAdvice)")
+    case .forgets:
+        let text = "\(subject), in RAM: \(durability.cost); \(forgetfulStateAdvice)"
+        return durability.closesEntry ? .problem(.config, text) : .note(text)
+    }
 }

@@ -42,7 +42,7 @@ func mqttCheck(_ options: CheckOptions, limit: TimeSpan = .seconds(5)) -> [Check
                 }
             case .message(let topic, _) where topic == probe:
                 if let sent = outcome.sentAt { outcome.roundTrip = clock.now() - sent }
-            case .message:
+            case .message, .dropped, .protocolFallback:
                 break
             }
         }

@@ -54,7 +54,7 @@ public struct CheckOptions: Sendable {
         helpText(
             usage: "resend-button check [options]",
             summary:
-                "Diagnose the hardware: GPIO chips and lines (and who holds them), I2C buses and the addresses that answer,\ninput devices (keypads) and their keys, access rights, the configuration's keypad lines or device (--keys SECONDS tests its keys),\nthe MQTT broker when mqtt.enabled (reachable, TLS, authenticated, round trip).\nOne line per finding, OK or PROBLEM with what to do. Exit 0 when all is well, 69 when\nsomething is missing, 77 when only permissions are wrong, 64 for bad flags.",
+                "Diagnose the hardware: GPIO chips and lines (and who holds them), I2C buses and the addresses that answer,\ninput devices (keypads) and their keys, access rights, the configuration's keypad lines or device (--keys SECONDS tests its keys),\nthe MQTT broker when mqtt.enabled (reachable, TLS, authenticated, round trip),\nwhether the state file's directory survives a power cut (tmpfs, an overlay root in RAM).\nOne line per finding, OK or PROBLEM with what to do. Exit 0 when all is well, 69 when\nsomething is missing, 77 when only permissions are wrong, 78 when a keypad's state would be\nforgotten at a power cut, 64 for bad flags.",
             specs: specs)
     }
 

@@ -38,6 +38,11 @@ final class EvdevKeypadAttachment {
         }
         let device = self.device
         _ = source.register(fileDescriptor: device.fileDescriptor) { () throws(HALError) -> [LoopInput] in try device.service() }
+        // A key's level is the device's key state: kept by its events and, after the kernel
+        // dropped some (SYN_DROPPED), resynchronised with EVIOCGKEY (`EvdevKeyTracker`).
+        source.register { (key: Key) throws(HALError) -> ButtonLevel? in
+            ButtonLevel(pressed: device.heldKeys.contains(key), time: SystemClock().now())
+        }
         summary = "evdev \(path)" + (device.isOnline ? "" : " offline")
     }
 }

@@ -90,6 +90,15 @@ final class MatrixKeypadAttachment {
             _ = source.register(fileDescriptor: fd) { () throws(HALError) -> [LoopInput] in try self.columnsReadable() }
         }
         _ = source.register(fileDescriptor: timer.fileDescriptor) { () throws(HALError) -> [LoopInput] in try self.timerReadable() }
+        source.register { (key: Key) throws(HALError) -> ButtonLevel? in try self.level(of: key) }
+    }
+
+    /// `key`'s level by a scan (the loop's repair of a lost change); nil for a key not on the matrix.
+    private func level(of key: Key) throws(HALError) -> ButtonLevel? {
+        let level = try watch.level(of: key, now: clock.now())
+        // While polling, the scan's own column edges would only wake the loop to be ignored.
+        if watch.nextScan != nil { _ = try lines.drainColumnEdges() }
+        return level
     }
 
     static func summary(rows: [GPIOLineLocation], columns: [GPIOLineLocation], diodes: Bool) -> String {

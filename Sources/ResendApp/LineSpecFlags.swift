@@ -5,7 +5,12 @@ extension LineSpec {
     /// The chip's device node for a chip-and-offset spec; nil for a line name.
     public func location(deviceDirectory: String = "/dev") -> GPIOLineLocation? {
         guard case .chipOffset(let chip, let offset) = self else { return nil }
-        return GPIOLineLocation(chipPath: "\(deviceDirectory)/gpiochip\(chip)", offset: offset)
+        return LineSpec.location(chip: chip, offset: offset, deviceDirectory: deviceDirectory)
+    }
+
+    /// The device node of chip number `chip` and the line's offset on it.
+    static func location(chip: Int, offset: UInt32, deviceDirectory: String = "/dev") -> GPIOLineLocation {
+        GPIOLineLocation(chipPath: "\(deviceDirectory)/gpiochip\(chip)", offset: offset)
     }
 
     /// The line `--option` names, or a usage error naming the flag and the two forms it takes.

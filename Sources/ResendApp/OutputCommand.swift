@@ -48,7 +48,8 @@ let outputHelp = helpText(
         that a door opened by a pulse does not stay open: Raspberry Pi kernels keep a released output
         at its last level. It needs the line to be free: while 'run' holds it, it says so (exit 69).
         Exit 0 when the line was driven inactive, or when the configuration has no output line (it says
-        which); 69 no such chip or line, or the line is held; 77 no permission; 78 a bad configuration.
+        which); 69 no such chip or line, or the line is held; 77 no permission; 78 a bad keypad.enabled
+        or keypad.output (a mistake elsewhere in the file is reported, and the line driven anyway).
         """,
     specs: outputOffSpecs)
 
@@ -82,10 +83,19 @@ public func runOutputCommand(
         throw ExitError(.usage, "output off: unexpected argument \(shown(extra)) (options start with --)\n\(outputUsage)")
     }
     let path = parsed.value("config") ?? DeviceConfig.defaultPath
-    let config = try DeviceConfig.load(for: parsed, read: console.readConfig)
-    guard let target = outputTarget(config.keypad) else {
+    let keypad: DeviceConfig.Keypad
+    do throws(ExitError) {
+        keypad = try DeviceConfig.load(for: parsed, read: console.readConfig).keypad
+    } catch {
+        // A hook that keeps a door safe reads only what it needs: a mistake elsewhere in the file
+        // (run refuses it) must not leave the strike as it is.
+        guard let own = outputKeys(path, read: console.readConfig) else { throw error }
+        console.err("output off: \(path) has problems (resend-button config check lists them); keypad.output is valid, so it is driven")
+        keypad = own
+    }
+    guard let target = outputTarget(keypad) else {
         let reason =
-            config.keypad.output.line.map { "keypad.enabled is not true, so run does not drive keypad.output.line \(shown($0))" }
+            keypad.output.line.map { "keypad.enabled is not true, so run does not drive keypad.output.line \(shown($0))" }
             ?? "no keypad.output.line"
         console.out("output off: nothing to drive: \(reason) in \(path)")
         return
@@ -96,6 +106,18 @@ public func runOutputCommand(
     } catch {
         throw startupFailure(error, resource: .keypadLine(role: "keypad output", target.spec), facts: facts(), command: "output off")
     }
+}
+
+/// The keypad section of the file at `path` when its output keys are right, whatever else is
+/// wrong (`DeviceConfig.parseOutputKeys`); nil when they are not, or the file cannot be read.
+private func outputKeys(_ path: String, read: (String) -> ConfigFileContents) -> DeviceConfig.Keypad? {
+    let bytes: [UInt8]
+    switch read(path) {
+    case .bytes(let contents): bytes = contents
+    case .text(let text): bytes = Array(text.utf8)
+    case .missing, .unreadable: return nil
+    }
+    return try? DeviceConfig.parseOutputKeys(bytes: bytes, source: path)
 }
 
 /// The line `run` drives for this keypad section, or nil when it drives none: the same condition

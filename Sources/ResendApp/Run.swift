@@ -4,28 +4,6 @@ import HALLinux
 import ResendConfig
 import ResendCore
 
-/// The LED line when one is fitted, nothing otherwise (one type for the event loop either way).
-public struct LEDLine: OutputLine {
-    public let output: GPIOOutput?
-
-    public init(_ output: GPIOOutput?) { self.output = output }
-
-    public mutating func set(_ active: Bool) throws(HALError) {
-        try output?.set(active)
-    }
-}
-
-/// The keypad's output line (door strike, relay) when one is configured, nothing otherwise.
-public struct StrikeLine: OutputLine {
-    public let output: GPIOOutput?
-
-    public init(_ output: GPIOOutput?) { self.output = output }
-
-    public mutating func set(_ active: Bool) throws(HALError) {
-        try output?.set(active)
-    }
-}
-
 /// The hardware `run` acquired: the lines are released when the last reference goes.
 struct AcquiredHardware {
     var button: GPIOButton
@@ -63,6 +41,8 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     try checkStatePath(options.config.stateFile, command: "run", fromFlag: options.stateFileFromFlag, configPath: options.configPath)
     try checkStateFormat(options.config.stateFile, keypad: options.config.keypad.enabled, command: "run")
     let mqttSetup = options.config.mqtt.enabled ? try MQTTSetup(options.config, stateFile: options.config.stateFile, command: "run") : nil
+    // An OLED's glyphs, read once before the hardware (exit 78 for a missing or short font).
+    let font = try options.config.loadOLEDFont(source: options.configPath, read: DeviceConfig.readFontFile)
     let hardware = try acquireHardware(options, facts: StartupFacts.gather())
     let settings = options.config.behaviour
     let clock = SystemClock()
@@ -105,22 +85,21 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
     if let warning = clockWarning(hardware.clockHz) {
         logger.log(LogRecord("i2c clock high", [.string("advice", warning)]), at: clock.now())
     }
+    // Said once: a state directory in RAM forgets at a power cut (a keypad then stays closed).
+    let durability = StateDurability.assess(options.config.stateFile, keypad: options.config.keypad)
+    if let record = durability?.record { logger.log(record, at: clock.now()) }
 
-    var runner = CommandService.none
-    if let command = options.config.send.command {
-        do throws(HALError) {
-            let process = try ProcessRunner(
-                .init(
-                    arguments: command, timeout: .seconds(Int64(options.config.send.timeoutSeconds)),
-                    // Not logged (the default): nothing is kept, every byte only counted.
-                    outputLimit: options.config.send.logOutput ? options.config.send.maxOutputBytes : 0, environment: options.config.send.environment,
-                    sessionDirectory: session?.path))
-            _ = source.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
-            runner = .process(process)
-        } catch {
-            throw ExitError(.software, "run: cannot prepare the send command: \(error.operation): \(describe(error))")
-        }
+    let runner: CommandService
+    do throws(HALError) {
+        runner = try .make(
+            .send, arguments: options.config.send.command, timeout: .seconds(Int64(options.config.send.timeoutSeconds)),
+            // Not logged (the default): nothing is kept, every byte only counted.
+            outputLimit: options.config.send.logOutput ? options.config.send.maxOutputBytes : 0, environment: options.config.send.environment,
+            sessionDirectory: session?.path)
+    } catch {
+        throw ExitError(.software, "run: cannot prepare the send command: \(error.operation): \(describe(error))")
     }
+    runner.attach(to: &source)
     var watchdogTimer: WatchdogTimer?
     if let interval = notifier.watchdogPingInterval {
         do throws(HALError) {
@@ -149,9 +128,19 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         // Before the first byte, so that even the init dance leaves the backlight off.
         try? backpack.setBacklight(false)
     }
-    var display = LCDDisplay(
-        lcd: HD44780(port: backpack, delay: SleepDelay(), geometry: settings.geometry), rom: options.config.lcd.rom,
-        refreshInterval: options.config.lcd.refreshSeconds.map { .seconds(Int64($0)) })
+    var display: DeviceDisplay<LinuxI2CBus, SleepDelay>
+    if let font, let controller = options.config.display.kind.oledController {
+        display = .oled(
+            OLEDDisplay(
+                oled: SSD130x(
+                    bus: hardware.bus, delay: SleepDelay(), address: hardware.address, controller: controller,
+                    contrast: UInt8(options.config.display.contrast), flipped: options.config.display.flip), font: font))
+    } else {
+        display = .lcd(
+            LCDDisplay(
+                lcd: HD44780(port: backpack, delay: SleepDelay(), geometry: settings.geometry), rom: options.config.lcd.rom,
+                refreshInterval: options.config.lcd.refreshSeconds.map { .seconds(Int64($0)) }))
+    }
     if hardware.lcdAnswered {
         do throws(HALError) {
             try display.start(now: clock.now())
@@ -185,11 +174,11 @@ public func runDevice(_ options: RunOptions, console: Console, notifier: Systemd
         (try attachMQTT(setup, source: &source, command: "run") { logger.log($0, at: SystemClock().now()) }, setup.topics)
     }
     func runLoop<Observer: LoopObserver>(observer: Observer) throws(HALError) {
-        let environment = DeviceEnvironment(
-            source: source, display: display, led: LEDLine(hardware.led), strike: StrikeLine(hardware.keypad?.output), clock: clock,
-            observer: observer, sender: runner, verifier: keypad?.verifier ?? .none, stateFile: options.config.stateFile,
-            wallClock: SystemWallClock())
-        try ResendApp.runLoop(environment, coordinator: coordinator)
+        let environment = DeviceLoopEnvironment(
+            source: source, display: display, outputs: Outputs(led: hardware.led, strike: hardware.keypad?.output),
+            commands: .device(send: runner, verify: keypad?.verifier ?? .none), clock: clock, wallClock: SystemWallClock(), observer: observer,
+            store: options.config.stateFile.map { StateFile(path: $0) }, random: .kernel(KernelRandom()))
+        try ResendApp.runLoop(environment, coordinator: coordinator, stateForgets: durability?.closesEntry ?? false)
     }
     do throws(HALError) {
         if let (client, topics) = mqtt {
@@ -244,7 +233,8 @@ func acquireHardware(_ options: RunOptions, facts: StartupFacts) throws(ExitErro
     var answered = false
     do throws(HALError) {
         var opened = try LinuxI2CBus(busNumber: options.config.lcd.bus)
-        switch options.config.lcd.address {
+        // An OLED answers at display.address; lcd.address is the character LCD's.
+        switch options.config.display.isOLED ? .fixed(options.config.display.address) : options.config.lcd.address {
         case .auto:
             // RunOptions.parse refuses it; a caller that builds options by hand gets the same answer.
             failures.append(ExitError(.usage, "run: --address auto: " + autoAddressRefusal))
@@ -282,8 +272,8 @@ func locate(_ spec: LineSpec) throws(HALError) -> GPIOLineLocation {
     switch spec {
     case .named(let name):
         return try findLine(named: name)
-    case .chipOffset:
-        return spec.location()!
+    case .chipOffset(let chip, let offset):
+        return LineSpec.location(chip: chip, offset: offset)
     }
 }
 

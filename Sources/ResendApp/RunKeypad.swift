@@ -36,19 +36,15 @@ func attachKeypad(_ options: RunOptions, hardware: AcquiredHardware, source: ino
 {
     let keypad = options.config.keypad
     guard keypad.enabled else { return nil }
-    var verifier = CommandService.none
-    if let command = keypad.verify.command {
-        do throws(HALError) {
-            let process = try ProcessRunner(
-                .init(
-                    arguments: command, timeout: .seconds(Int64(keypad.verify.timeoutSeconds)),
-                    environment: keypad.verify.environment, purpose: .verify, sessionDirectory: session))
-            _ = source.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
-            verifier = .process(process)
-        } catch {
-            throw ExitError(.software, "run: cannot prepare the verify command: \(error.operation): \(describe(error))")
-        }
+    let verifier: CommandService
+    do throws(HALError) {
+        verifier = try .make(
+            .verify, arguments: keypad.verify.command, timeout: .seconds(Int64(keypad.verify.timeoutSeconds)),
+            environment: keypad.verify.environment, sessionDirectory: session)
+    } catch {
+        throw ExitError(.software, "run: cannot prepare the verify command: \(error.operation): \(describe(error))")
     }
+    verifier.attach(to: &source)
     let backend: RunKeypad.Backend
     switch keypad.backend {
     case .matrix:

@@ -33,6 +33,10 @@ extension DeviceConfig {
         /// `keypad.sendKey`: the key that presses Send/Resend: "button" (the push-button) or a
         /// letter key "A"-"D" (a keypad alone runs the device).
         public var sendKey = Key.button
+        /// `keypad.allowForgetfulState`: the operator accepts a state file on a medium that forgets
+        /// at a power cut (tmpfs, an overlay root in RAM): code entry opens there, and a power cut
+        /// forgets the wrong codes and the lockout (free tries). Off: code entry stays closed there.
+        public var allowForgetfulState = false
         public var entry = Entry()
         public var code = Code()
         public var verify = Verify()
@@ -194,6 +198,7 @@ extension DeviceConfig {
         if let key = keypad.choice("sendKey", options: [("button", Key.button), ("A", .a), ("B", .b), ("C", .c), ("D", .d)]) {
             result.sendKey = key
         }
+        if let allow = keypad.bool("allowForgetfulState") { result.allowForgetfulState = allow }
 
         let entry = keypad.section("entry")
         result.entry = readEntry(entry, reader: reader)
@@ -212,7 +217,7 @@ extension DeviceConfig {
                 let count = occurrences(of: placeholder, in: text)
                 if count != 1 { problem = "\(quoted(text)) needs exactly one \(placeholder), found \(count)" }
             }
-            if problem == nil, let rom = textROMProblem(text, rom: config.lcd.rom, romSetting: "lcd.rom") { problem = rom }
+            if problem == nil, !config.display.isOLED, let rom = textROMProblem(text, rom: config.lcd.rom, romSetting: "lcd.rom") { problem = rom }
             if let problem {
                 reader.report(texts.keyPath(key), problem)
             } else {

@@ -101,6 +101,14 @@ extension DeviceConfig {
         wiring.finish()
         lcd.finish()
 
+        let display = root.section("display")
+        config.display = readDisplay(display, reader: reader)
+        // A kind the file got wrong: the texts are not judged against a ROM it may not mean.
+        if display.value("kind") != nil && !config.display.isOLED, case .string(let kind)? = display.value("kind"), kind != "hd44780" {
+            romIsValid = false
+        }
+        display.finish()
+
         let cooldown = root.section("cooldown")
         if let seconds = cooldown.integer("seconds", range: BehaviourSettings.durationRange, unit: "whole seconds") {
             config.cooldown.seconds = seconds
@@ -277,10 +285,10 @@ extension DeviceConfig {
             }
         }
         guard allValid else { return nil }
-        guard
+        guard let rs = bits["rs"], let rw = bits["rw"], let enable = bits["enable"], let backlight = bits["backlight"],
+            let d4 = bits["d4"], let d5 = bits["d5"], let d6 = bits["d6"], let d7 = bits["d7"],
             let built = PCF8574Wiring(
-                rs: bits["rs"]!, rw: bits["rw"]!, enable: bits["enable"]!, backlight: bits["backlight"]!,
-                d4: bits["d4"]!, d5: bits["d5"]!, d6: bits["d6"]!, d7: bits["d7"]!,
+                rs: rs, rw: rw, enable: enable, backlight: backlight, d4: d4, d5: d5, d6: d6, d7: d7,
                 backlightActiveHigh: activeHigh ?? PCF8574Wiring.common.backlightActiveHigh)
         else {
             preconditionFailure("readWiring: distinct bits 0-7 were refused by PCF8574Wiring")
@@ -397,11 +405,12 @@ extension DeviceConfig {
         let fields = textKeys.map { ($0.key, $0.get(config.texts)) }
         for (key, text) in fields {
             let path: [JSONPathComponent] = [.key("texts"), .key(key)]
-            if romIsValid, let message = textROMProblem(text, rom: config.lcd.rom, romSetting: "lcd.rom") {
+            // An OLED's characters and widths are checked against its font (`glyphProblems`).
+            if romIsValid, !config.display.isOLED, let message = textROMProblem(text, rom: config.lcd.rom, romSetting: "lcd.rom") {
                 reader.report(path, message)
             }
             for problem in problems where problem.field == key {
-                if problem.kind == .tooWide && !geometryIsValid { continue }
+                if problem.kind == .tooWide && (!geometryIsValid || config.display.isOLED) { continue }
                 reader.report(path, textProblemMessage(problem, config: config))
             }
         }

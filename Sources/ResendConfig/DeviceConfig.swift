@@ -14,6 +14,8 @@ public struct DeviceConfig: Hashable, Sendable {
     public var button = Button()
     public var led = LED()
     public var lcd = LCD()
+    /// `display`: the character LCD or a 128x64 OLED (ConfigDisplay.swift).
+    public var display = Display()
     public var cooldown = Cooldown()
     /// `texts.*`, `texts.lockoutLabel` included (shown while the resend policy locks sending out).
     public var texts = Texts()
@@ -99,7 +101,7 @@ public struct DeviceConfig: Hashable, Sendable {
         /// The Pi header's I2C bus (GPIO2 = SDA, GPIO3 = SCL).
         public static let defaultBus = 1
         /// The common backpack (PCF8574T, all address jumpers open).
-        public static let defaultAddress = I2CAddress(0x27)!
+        public static let defaultAddress = I2CAddress(constant: 0x27)
         public static let busRange = 0...1_023
         public static let refreshRange = 1...86_400
 

@@ -24,7 +24,7 @@ public func closestName(to name: String, among candidates: [String]) -> String? 
     var best: (name: String, distance: Int)?
     for candidate in candidates {
         let distance = editDistance(name, candidate)
-        if distance <= 2, best == nil || distance < best!.distance { best = (candidate, distance) }
+        if distance <= 2, distance < best?.distance ?? Int.max { best = (candidate, distance) }
     }
     if let best { return best.name }
     let prefixed = candidates.filter { $0.hasPrefix(name) || name.hasPrefix($0) }

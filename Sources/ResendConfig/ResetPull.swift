@@ -42,7 +42,7 @@ public func outputResetPullWarning(_ keypad: DeviceConfig.Keypad) -> String? {
     let activeLevel = keypad.output.activeLow ? "low" : "high"
     guard pull.level == activeLevel else { return nil }
     let polarity = keypad.output.activeLow ? "active-low (activeLow: true)" : "active-high"
-    let other = piResetPulls.first { $0.pull != pull }!
+    guard let other = piResetPulls.first(where: { $0.pull != pull }) else { preconditionFailure("piResetPulls: both pulls are listed") }
     let otherStage = keypad.output.activeLow ? "an active-high stage (activeLow: false)" : "an active-low stage (activeLow: true)"
     return "keypad.output.line: GPIO\(pin) has a \(pull.name) at reset, and the output is \(polarity): "
         + "a strike or relay that follows the pull is energised from power-on until the service starts; "

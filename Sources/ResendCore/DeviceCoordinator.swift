@@ -34,7 +34,7 @@ public enum DeviceAction: Hashable, Sendable {
     case buttonChanged(DebouncedChange)
 }
 
-/// The one coordinator of the device (DESIGN.md section 4): routes keys (every key through the
+/// The one coordinator of the device: routes keys (every key through the
 /// `KeyDebouncer`; a key bound to Send/Resend presses the `ResendController`, the others go to the
 /// `CodeEntry` when there is one and are dropped when not), opens the field when a send succeeded
 /// (or at an accepted press when no send command is configured), and merges the two machines'
@@ -90,7 +90,7 @@ public struct DeviceCoordinator {
     ) -> [DeviceAction] {
         time = now
         var actions = take(controller.start(now: now, restoring: restored))
-        if entry != nil { actions += entry!.start(now: now, restoring: restoredEntry).map { .entry($0) } }
+        actions += withEntry { $0.start(now: now, restoring: restoredEntry) }
         return finish(actions)
     }
 
@@ -135,8 +135,10 @@ public struct DeviceCoordinator {
 
     /// A new code for the send about to start (`CodeEntry.issueCode`); only when `issuesCodes`.
     public mutating func issueCode<Random: RandomSource>(from random: inout Random) throws(HALError) -> SecretCode {
-        precondition(issuesCodes, "DeviceCoordinator: issueCode without a code made on the device")
-        return try entry!.issueCode(from: &random)
+        guard issuesCodes, var current = entry else { preconditionFailure("DeviceCoordinator: issueCode without a code made on the device") }
+        entry = nil  // no second reference while it changes (copy on write)
+        defer { entry = current }
+        return try current.issueCode(from: &random)
     }
 
     /// The verify command ended (ignored without a code entry).
@@ -168,7 +170,8 @@ public struct DeviceCoordinator {
         for change in keys.advance(to: now) { actions += route(change, now: now) }
         time = max(time, now)
         actions += take(controller.advance(to: time))
-        if entry != nil { actions += entry!.advance(to: time).map { .entry($0) } }
+        let time = time
+        actions += withEntry { $0.advance(to: time) }
         return finish(actions)
     }
 
@@ -192,7 +195,8 @@ public struct DeviceCoordinator {
         }
         guard entry != nil else { return actions }
         keyed = true
-        return actions + entry!.key(change, now: time).map { .entry($0) }
+        let time = time
+        return actions + withEntry { $0.key(change, now: time) }
     }
 
     /// The controller's actions: its frame is kept for merging; a successful send (or an accepted
@@ -215,23 +219,32 @@ public struct DeviceCoordinator {
             }
             out.append(.controller(action))
         }
-        guard entry != nil else { return out }
-        if sending { out += entry!.sendStarted(now: time).map { .entry($0) } }
-        if sent { out += entry!.codeSent(now: time).map { .entry($0) } }
+        let time = time
+        if sending { out += withEntry { $0.sendStarted(now: time) } }
+        if sent { out += withEntry { $0.codeSent(now: time) } }
         return out
     }
 
-    /// Appends the merged frame when its text changed. A frame that answers a key carries the
-    /// field's cursor as its focus, so a display writes the key's echo before the rest (the
-    /// message line it replaces, the countdown): the echo lands within debounce + 2 ms.
     /// One input for the code entry alone, at `time` (already moved on): `input` hands it to the
     /// entry; its actions, finished like every batch. Nothing without a code entry.
     private mutating func entryInput(_ input: (inout CodeEntry, Instant) -> [EntryAction]) -> [DeviceAction] {
         guard entry != nil else { return [] }
         let now = time
-        return finish(input(&entry!, now).map { .entry($0) })
+        return finish(withEntry { input(&$0, now) })
     }
 
+    /// `body` run on the code entry, its actions as the device's; nothing without a code entry.
+    private mutating func withEntry(_ body: (inout CodeEntry) -> [EntryAction]) -> [DeviceAction] {
+        guard var current = entry else { return [] }
+        entry = nil  // no second reference while it changes (copy on write)
+        let actions = body(&current)
+        entry = current
+        return actions.map { .entry($0) }
+    }
+
+    /// Appends the merged frame when its text changed. A frame that answers a key carries the
+    /// field's cursor as its focus, so a display writes the key's echo before the rest (the
+    /// message line it replaces, the countdown): the echo lands within debounce + 2 ms.
     private mutating func finish(_ actions: [DeviceAction]) -> [DeviceAction] {
         let answersKey = keyed
         keyed = false

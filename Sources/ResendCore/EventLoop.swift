@@ -34,14 +34,19 @@ public enum LoopEvent: Hashable, Sendable {
     case ledFailed(HALError)
     /// The LED changed to the given state.
     case led(Bool)
-    /// Edges the debouncer suppressed (bounces) since the last such report; reported right after
-    /// an accepted press, when there were any.
+    /// The button's edges the debouncer suppressed (bounces) since the last such report; reported
+    /// right after an accepted press, when there were any. Keypad keys' bounces are not counted.
     case bouncesSuppressed(count: Int)
     /// A read of the button line found it elsewhere than its edges said: edges were lost, and the
     /// debouncer took the read level instead.
     case edgesLost(ButtonLevel)
     /// Reading the button line's level failed; the edges stay the only source.
     case buttonReadFailed(HALError)
+    /// A read of a keypad key's level found it elsewhere than its events said: events were lost
+    /// and the debouncer took the read level. Which key is not said (it may be a digit of a code).
+    case keyEdgesLost
+    /// Reading a keypad key's level failed (a matrix scan); its events stay the only source.
+    case keyReadFailed(HALError)
     /// Reading or writing the persisted state.
     case state(StateEvent)
     /// The code-entry flow: lengths and outcomes, never a digit.
@@ -107,17 +112,18 @@ extension LoopObserver {
 ///
 /// - Inputs: `.key` (the single button as `Key.button`, keypad keys from a backend), every key
 ///   through the coordinator's `KeyDebouncer`; only the button's raw edges and debounced changes
-///   are logged (a key's identity may be a digit of the code). The button's level is read
-///   (`EventSource.readButtonLevel`) when its debounce window closes and after
-///   `.edgesMayBeLost`; a level that differs from its last edge is reconciled
-///   (`KeyDebouncer.reconcile`: lost edges repaired, no press from a window that did not hold).
-/// - The send command runs through `environment.sender`, its outcomes arriving as
+///   are logged (a key's identity may be a digit of the code). Every key's level is read
+///   (`EventSource.readLevel(of:)`, where the source can) when its debounce window closes, and
+///   every known key's after `.edgesMayBeLost`; a level that differs from its last edge is
+///   reconciled (`KeyDebouncer.reconcile`: lost edges repaired, no press from a window that did
+///   not hold), the button's and a keypad key's the same way.
+/// - The send command runs through `environment.commands.send`, its outcomes arriving as
 ///   `.commandFinished(.send, _)`, from the runner's `service(now:)`, or at once from `start`. The press time
 ///   it is given is the press's own instant on the wall clock (worked back from the loop's `now`).
-/// - The verify command runs through `environment.verifier` (the code goes to its standard input;
+/// - The verify command runs through `environment.commands.verify` (the code goes to its standard input;
 ///   the loop logs only the code's length and the outcome, never a digit, and never the verify
 ///   command's output). Without a code entry, verify outcomes are ignored.
-/// - The output line (`environment.strike`: door strike, relay) is driven inactive at start and at
+/// - The output line (`environment.outputs.strike`: door strike, relay) is driven inactive at start and at
 ///   stop (also when waiting fails and `run()` throws), and every pulse is bounded twice: by the
 ///   entry flow's own deadline and by the loop's (`EntryConfig.pulse` after it went active), so no
 ///   path leaves it active past its pulse while the loop runs. Raspberry Pi kernels keep a
@@ -132,7 +138,7 @@ extension LoopObserver {
 ///   its try is on disk, and closes code entry while writes fail (fail closed). Only the monotonic
 ///   clock times anything while running. Without a store (`environment.store` nil) nothing is read
 ///   or written.
-public struct EventLoop<Environment: LoopEnvironment> {
+public struct EventLoop<Environment: LoopPorts> {
     /// The loop's outside world: its parts are reachable (and inspectable in tests) here.
     public var environment: Environment
     public private(set) var coordinator: DeviceCoordinator
@@ -145,7 +151,8 @@ public struct EventLoop<Environment: LoopEnvironment> {
     private var outputDeadline: Instant?
     /// The wait before the next retry after a failed `set` (doubling, at most a minute).
     private var outputRetry = EventLoopTiming.firstOutputRetry
-    /// `coordinator.keys.suppressedEdges` at the last `.bouncesSuppressed` report.
+    /// The button's suppressed edges (`KeyDebouncer.suppressedEdges(of:)`) at the last
+    /// `.bouncesSuppressed` report.
     private var reportedBounces = 0
     /// The latest snapshots, written together (one state file).
     private var controllerSnapshot: ControllerSnapshot?
@@ -155,6 +162,11 @@ public struct EventLoop<Environment: LoopEnvironment> {
     /// The state file needs a newer program and is kept as it is: nothing is written to it, and
     /// every write counts as failed (code entry stays closed).
     private var stateKept = false
+    /// The state's medium forgets at a power cut (tmpfs, an overlay root in RAM) and the operator
+    /// did not accept that: the state is still written (a restart resumes the countdown), but the
+    /// entry flow is told that no write succeeded, so code entry stays closed from the first frame
+    /// (a power cut would forget its wrong codes: fail closed). Set before `run()`.
+    public var stateForgets = false
 
     public init(environment: Environment, coordinator: DeviceCoordinator) {
         self.environment = environment
@@ -164,8 +176,8 @@ public struct EventLoop<Environment: LoopEnvironment> {
     /// The earliest instant anything inside the loop needs to run again; nil when idle.
     public var nextDeadline: Instant? {
         var next = earliest(coordinator.nextDeadline, environment.display.nextService)
-        next = earliest(next, environment.sender.nextService)
-        next = earliest(next, environment.verifier.nextService)
+        next = earliest(next, environment.commands.send.nextService)
+        next = earliest(next, environment.commands.verify.nextService)
         return earliest(next, outputState == false ? nil : outputDeadline)
     }
 
@@ -195,7 +207,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
             }
         }
         perform(coordinator.start(now: start, restoring: restoredController, entry: restoredEntry), now: start)
-        if stateKept && coordinator.entry != nil {
+        if (stateKept || stateForgets) && coordinator.entry != nil {
             // Fail closed from the first frame: no write can record a try.
             perform(coordinator.stateWritten(false, now: start), now: start)
         }
@@ -224,7 +236,9 @@ public struct EventLoop<Environment: LoopEnvironment> {
                 }
                 perform(coordinator.feed(event, now: now), now: now)
             case .edgesMayBeLost:
-                reconcileButtonLevel(now: now)
+                // Any key may have lost an edge: read every one the source can read.
+                let keys = coordinator.keys.keys
+                for key in keys.contains(.button) ? keys : [.button] + keys { reconcile(key, now: now) }
             case .commandFinished(.send, let outcome):
                 perform(coordinator.sendFinished(outcome, now: now), now: now)
             case .commandFinished(.verify, let outcome):
@@ -241,16 +255,14 @@ public struct EventLoop<Environment: LoopEnvironment> {
                 return true
             }
         }
-        if let due = coordinator.keys.nextDeadline(of: .button), due <= now {
-            // A window closes: make sure no edge was lost in it before trusting the last one.
-            reconcileButtonLevel(now: now)
-        }
+        // A window closes: make sure no edge of that key was lost in it before trusting the last one.
+        for key in coordinator.keys.keysDue(at: now) { reconcile(key, now: now) }
         perform(coordinator.advanceKeys(to: now), now: now)
-        if let due = environment.sender.nextService, due <= now {
-            for outcome in environment.sender.service(now: now) { perform(coordinator.sendFinished(outcome, now: now), now: now) }
+        if let due = environment.commands.send.nextService, due <= now {
+            for outcome in environment.commands.send.service(now: now) { perform(coordinator.sendFinished(outcome, now: now), now: now) }
         }
-        if let due = environment.verifier.nextService, due <= now {
-            for outcome in environment.verifier.service(now: now) { verifyEnded(outcome, now: now) }
+        if let due = environment.commands.verify.nextService, due <= now {
+            for outcome in environment.commands.verify.service(now: now) { verifyEnded(outcome, now: now) }
         }
         perform(coordinator.advance(to: now), now: now)
         if outputState != false, let bound = outputDeadline, bound <= now {
@@ -273,18 +285,19 @@ public struct EventLoop<Environment: LoopEnvironment> {
         environment.observer.stepFinished(at: now)
     }
 
-    /// Reads the button line and lets the key debouncer reconcile the button's edges with it.
-    private mutating func reconcileButtonLevel(now: Instant) {
+    /// Reads `key`'s level (when the source can) and lets the key debouncer reconcile the key's
+    /// events with it: the same repair for the button and every keypad key.
+    private mutating func reconcile(_ key: Key, now: Instant) {
         let level: ButtonLevel?
         do throws(HALError) {
-            level = try environment.source.readButtonLevel()
+            level = try environment.source.readLevel(of: key)
         } catch {
-            environment.observer.record(.buttonReadFailed(error), at: now)
+            environment.observer.record(key == .button ? .buttonReadFailed(error) : .keyReadFailed(error), at: now)
             return
         }
-        guard let level, level.pressed != coordinator.keys.rawPressed(.button) else { return }
-        environment.observer.record(.edgesLost(level), at: now)
-        perform(coordinator.reconcile(.button, level: level, now: now), now: now)
+        guard let level, level.pressed != coordinator.keys.rawPressed(key) else { return }
+        environment.observer.record(key == .button ? .edgesLost(level) : .keyEdgesLost, at: now)
+        perform(coordinator.reconcile(key, level: level, now: now), now: now)
     }
 
     private mutating func verifyEnded(_ outcome: CommandOutcome, now: Instant) {
@@ -307,18 +320,18 @@ public struct EventLoop<Environment: LoopEnvironment> {
                 environment.observer.record(.debounced(change), at: now)
             case .controller(.persist(let snapshot)):
                 controllerSnapshot = snapshot
-                written = writeState() && (written ?? true)
+                written = writeState() && !stateForgets && (written ?? true)
             case .controller(let action):
                 if let outcome = performController(action, now: now) { immediateSends.append(outcome) }
             case .entry(let action):
                 switch action {
                 case .runVerify(let request):
-                    if let outcome = environment.verifier.start(request, now: now) { immediateVerifies.append(outcome) }
+                    if let outcome = environment.commands.verify.start(request, now: now) { immediateVerifies.append(outcome) }
                 case .setOutput(let active):
                     setOutput(active, now: now)
                 case .persist(let snapshot):
                     entrySnapshot = snapshot
-                    written = writeState() && (written ?? true)
+                    written = writeState() && !stateForgets && (written ?? true)
                 case .log(let event):
                     environment.observer.record(.entry(event), at: now)
                 }
@@ -339,7 +352,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
         case .setLED(let on):
             guard ledState != on else { return nil }
             do throws(HALError) {
-                try environment.led.set(on)
+                try environment.outputs.led?.set(on)
                 ledState = on
                 environment.observer.record(.led(on), at: now)
             } catch {
@@ -348,7 +361,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
             }
         case .log(let event):
             environment.observer.record(.controller(event), at: now)
-            let suppressed = coordinator.keys.suppressedEdges
+            let suppressed = coordinator.keys.suppressedEdges(of: .button)
             if case .pressAccepted = event, suppressed > reportedBounces {
                 environment.observer.record(.bouncesSuppressed(count: suppressed - reportedBounces), at: now)
                 reportedBounces = suppressed
@@ -370,7 +383,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
                         sequence: sequence, ending: .couldNotStart(reason: error.operation, errno: error.errno), duration: .zero)
                 }
             }
-            return environment.sender.start(request, now: now)
+            return environment.commands.send.start(request, now: now)
         }
         return nil
     }
@@ -381,7 +394,7 @@ public struct EventLoop<Environment: LoopEnvironment> {
     private mutating func setOutput(_ active: Bool, now: Instant) {
         if !active && outputState == false { return }
         do throws(HALError) {
-            try environment.strike.set(active)
+            try environment.outputs.strike?.set(active)
             outputState = active
             outputRetry = EventLoopTiming.firstOutputRetry
             if active {
@@ -450,18 +463,6 @@ public struct NoObserver: LoopObserver {
     public init() {}
     public mutating func record(_ event: LoopEvent, at now: Instant) {}
     public mutating func stepFinished(at now: Instant) {}
-}
-
-/// An LED that is not fitted.
-public struct NoLED: OutputLine {
-    public init() {}
-    public mutating func set(_ active: Bool) throws(HALError) {}
-}
-
-/// No output line (door strike, relay) is fitted.
-public struct NoStrike: OutputLine {
-    public init() {}
-    public mutating func set(_ active: Bool) throws(HALError) {}
 }
 
 /// No send command: every start fails at once (a controller configured with a send command needs

@@ -284,23 +284,15 @@ public struct HomeAssistantTopics: Hashable, Sendable {
         }
     }
 
-    /// The topic filter of the other discovery form's retained messages of this device (an
-    /// earlier version's per-entity topics in device mode; the device topic in entity mode).
-    public var staleDiscoveryFilter: String {
-        switch discovery {
-        case .device: return discoveryPrefix + "/+/" + nodeID + "/+/config"
-        case .entity: return deviceDiscoveryTopic
-        }
-    }
-
-    private func isStaleDiscovery(_ topic: String) -> Bool {
-        switch discovery {
-        case .entity: return topic == deviceDiscoveryTopic
-        case .device:
-            let parts = topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            let prefix = discoveryPrefix.split(separator: "/", omittingEmptySubsequences: false).count
-            return topic.hasPrefix(discoveryPrefix + "/") && parts.count == prefix + 4 && parts[prefix + 1] == nodeID && parts[prefix + 3] == "config"
-                && parts[prefix] != "device"
+    /// Empty retained payloads on every topic of `other`'s discovery form for this device: they
+    /// remove from the broker (and Home Assistant) what an earlier version or the other mode
+    /// left, so no entity is there twice. Published once, before this form's discovery (Home
+    /// Assistant removes what an empty payload names, and the discovery that follows adds it
+    /// back under the same unique ids).
+    public func discoveryCleanup(from other: DiscoveryMode) -> [BrokerMessage] {
+        switch other {
+        case .device: return [BrokerMessage(topic: deviceDiscoveryTopic, text: "", retained: true)]
+        case .entity: return entities.map { BrokerMessage(topic: entityDiscoveryTopic($0), text: "", retained: true) }
         }
     }
 
@@ -311,19 +303,12 @@ public struct HomeAssistantTopics: Hashable, Sendable {
         case refused(String)
         /// Home Assistant came online: publish discovery (and the retained state) again.
         case republish
-        /// A retained message of the other discovery form (`staleDiscoveryFilter`): publish these
-        /// (an empty payload on its topic, then this form's discovery again, since Home Assistant
-        /// removes what the empty payload names), so no entity is there twice.
-        case clearDiscovery([BrokerMessage])
         case ignored
     }
 
     public func request(topic: String, payload: [UInt8]) -> Request {
         let text = String(decoding: payload, as: UTF8.self)
         if topic == homeAssistantStatus { return text == "online" ? .republish : .ignored }
-        if isStaleDiscovery(topic) {
-            return payload.isEmpty ? .ignored : .clearDiscovery([BrokerMessage(topic: topic, text: "", retained: true)] + discoveryMessages)
-        }
         guard topic == command else { return .ignored }
         switch text {
         case "send": return .command(.send)

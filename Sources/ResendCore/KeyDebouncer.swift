@@ -69,9 +69,21 @@ public struct KeyDebouncer {
         (debouncers.first { $0.key == key } ?? own.first { $0.key == key })?.debouncer
     }
 
-    /// Raw edges of all keys that did not make a change (bounces), for the log.
-    public var suppressedEdges: Int {
-        debouncers.reduce(0) { $0 + $1.debouncer.suppressedEdges }
+    /// `key`'s raw edges that did not make a change (bounces), for the log; 0 for a key never seen.
+    public func suppressedEdges(of key: Key) -> Int {
+        debouncer(of: key)?.suppressedEdges ?? 0
+    }
+
+    /// Every key known: those seen, in the order first seen, then those given their own debouncer
+    /// and not seen yet (the button before its first edge). The keys whose level a lost edge may
+    /// have left wrong.
+    public var keys: [Key] {
+        debouncers.map { $0.key } + own.map { $0.key }
+    }
+
+    /// The keys whose pending change is due at `now` (their window closes), in the order first seen.
+    public func keysDue(at now: Instant) -> [Key] {
+        debouncers.compactMap { entry in entry.debouncer.nextDeadline.map { $0 <= now } == true ? entry.key : nil }
     }
 
     /// Feeds a raw event. Returns the debounced events it makes due: a change of another key that

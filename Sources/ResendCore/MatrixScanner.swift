@@ -110,15 +110,7 @@ public struct MatrixScanner<Rows: MatrixRowLines, Columns: MatrixColumnLines, Wa
     /// nothing. Leaves every row driven active. On a HAL error the rows are left as they were at
     /// the failure; call `start` again to recover.
     public mutating func scan(now: Instant) throws(HALError) -> [KeyEvent] {
-        for row in 0..<layout.rows { try rows.setActive(row, false) }
-        var seen: [UInt32] = []
-        for row in 0..<layout.rows {
-            try rows.setActive(row, true)
-            delay.delay(settle)
-            seen.append(try columns.read() & columnMask)
-            try rows.setActive(row, false)
-        }
-        for row in 0..<layout.rows { try rows.setActive(row, true) }
+        let seen = try read()
 
         if !diodes && MatrixScanner.isAmbiguous(seen) {
             ambiguousScans += 1
@@ -142,6 +134,35 @@ public struct MatrixScanner<Rows: MatrixRowLines, Columns: MatrixColumnLines, Wa
         down = seen
         nextScan = seen.contains { $0 != 0 } ? now + pollInterval : nil
         return events
+    }
+
+    /// `key`'s level by a scan at `now`, for the loop's repair of a lost change
+    /// (`EventSource.readLevel(of:)`): nil for a key not in the layout, or when the scan is
+    /// ambiguous. The scan is a real one (every row driven in turn, every row driven again after)
+    /// but changes nothing the scanner reports: `down` and `nextScan` stay, so the next `scan`
+    /// still reports the change to the debouncer, which by then agrees.
+    public mutating func level(of key: Key, now: Instant) throws(HALError) -> ButtonLevel? {
+        guard let row = layout.keys.firstIndex(where: { $0.contains(key) }), let column = layout.keys[row].firstIndex(of: key) else {
+            return nil
+        }
+        let seen = try read()
+        if !diodes && MatrixScanner.isAmbiguous(seen) { return nil }
+        return ButtonLevel(pressed: seen[row] & (1 << UInt32(column)) != 0, time: now)
+    }
+
+    /// One pass over the rows: the columns active with each row driven alone (masked), every row
+    /// driven again at the end.
+    private mutating func read() throws(HALError) -> [UInt32] {
+        for row in 0..<layout.rows { try rows.setActive(row, false) }
+        var seen: [UInt32] = []
+        for row in 0..<layout.rows {
+            try rows.setActive(row, true)
+            delay.delay(settle)
+            seen.append(try columns.read() & columnMask)
+            try rows.setActive(row, false)
+        }
+        for row in 0..<layout.rows { try rows.setActive(row, true) }
+        return seen
     }
 
     /// True when two rows share two or more active columns: without diodes, the fourth corner of

@@ -67,6 +67,15 @@ public struct MatrixWatch<Rows: MatrixRowLines, Columns: MatrixColumnLines, Wait
         return try scan(now: now)
     }
 
+    /// `key`'s level by a scan at `now` (`MatrixScanner.level(of:now:)`): what the loop asks to
+    /// repair a lost change; nil for a key not in the layout or an ambiguous scan. The scan's own
+    /// column edges end before `lastScanEnd`, so they start no scan of their own.
+    public mutating func level(of key: Key, now: Instant) throws(HALError) -> ButtonLevel? {
+        let level = try scanner.level(of: key, now: now)
+        lastScanEnd = clock.now()
+        return level
+    }
+
     /// The backend's timer expired at `now`: scans when one is due.
     public mutating func timerFired(now: Instant) throws(HALError) -> [KeyEvent] {
         guard let due = nextScan, due <= now else { return [] }

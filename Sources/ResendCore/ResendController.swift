@@ -47,7 +47,7 @@ public struct ControllerConfig: Hashable, Sendable {
     /// The longest cooldown a send can get, in whole seconds: the duration, or the longest of the
     /// policy's escalating cooldowns.
     public var longestCooldownSeconds: Int {
-        let longest = policy.cooldowns.isEmpty ? duration : policy.cooldowns.max()!
+        let longest = policy.cooldowns.max() ?? duration
         return Int(longest.nanoseconds / oneSecond.nanoseconds)
     }
 
@@ -126,7 +126,7 @@ public enum ControllerAction: Hashable, Sendable {
     case log(ControllerEvent)
 }
 
-/// The behaviour of the device (DESIGN.md section 1) as a value: inputs and the current instant
+/// The behaviour of the device (docs/architecture.md, "What the core promises") as a value: inputs and the current instant
 /// go in, actions come out, plus `nextDeadline`. It never reads a clock.
 ///
 /// With a cooldown of N, a press at t shows "Resend (N)" and turns the LED off; the shown number is

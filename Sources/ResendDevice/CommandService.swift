@@ -129,3 +129,39 @@ public struct InProcessSend: CommandRunner {
         return outcomes
     }
 }
+
+extension CommandService {
+    /// The one place the loop's commands are made, for `run` and every simulator: a process for
+    /// `arguments` (its outcomes arrive as `.commandFinished(purpose, _)` once it is attached to
+    /// the event source, `attach(to:)`), else the scripted steps (`--mock-send`, `--mock-verify`),
+    /// else none. Throws when the process cannot be prepared; the caller names the command and
+    /// chooses the exit code.
+    public static func make(
+        _ purpose: CommandPurpose, arguments: [String]?, timeout: TimeSpan,
+        outputLimit: Int = ProcessRunner.Configuration.defaultOutputLimit, environment: [String: String] = [:],
+        sessionDirectory: String?, scripted: [ScriptedCommandRunner.Step]? = nil
+    ) throws(HALError) -> CommandService {
+        if let arguments {
+            return .process(
+                try ProcessRunner(
+                    .init(
+                        arguments: arguments, timeout: timeout, outputLimit: outputLimit, environment: environment, purpose: purpose,
+                        sessionDirectory: sessionDirectory)))
+        }
+        if let scripted { return .scripted(ScriptedCommandRunner(scripted)) }
+        return .none
+    }
+
+    /// The running process's children, when this is a process.
+    public var process: ProcessRunner? {
+        if case .process(let process) = self { return process }
+        return nil
+    }
+
+    /// Registers a process's descriptor with `source`, so that its outcomes arrive as inputs;
+    /// nothing for the others.
+    public func attach(to source: inout LinuxEventSource) {
+        guard let process else { return }
+        _ = source.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
+    }
+}

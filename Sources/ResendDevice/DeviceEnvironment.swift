@@ -4,41 +4,18 @@ import HALMock
 import ResendConfig
 import ResendCore
 
-/// The loop's environment as `run` and the simulators build it: their own source, display, LED,
-/// output line, clocks and observer; the send and verify commands as `CommandService`s; the state
-/// file when one is given.
-public struct DeviceEnvironment<
-    Source: EventSource, Display: FrameDisplay, LED: OutputLine, Strike: OutputLine, Clock: MonotonicClock,
-    Observer: LoopObserver, Wall: WallClock
->: LoopEnvironment {
-    public var source: Source
-    public var display: Display
-    public var led: LED
-    public var strike: Strike
-    public let clock: Clock
-    public var observer: Observer
-    public var sender: CommandService
-    public var verifier: CommandService
-    public var store: StateFile?
-    public let wallClock: Wall
-    public var random: DeviceRandom
+/// The loop's environment as `run` and the simulators build it: the send and verify commands as
+/// `CommandService`s, the state file when one is given, codes made on the device from
+/// `DeviceRandom`; the rest their own.
+public typealias DeviceLoopEnvironment<
+    Source: EventSource, Display: FrameDisplay, Line: OutputLine, Clock: MonotonicClock, Observer: LoopObserver, Wall: WallClock
+> =
+    LoopEnvironment<Source, Display, Line, CommandService, CommandService, Clock, Wall, Observer, StateFile, DeviceRandom>
 
-    public init(
-        source: Source, display: Display, led: LED, strike: Strike, clock: Clock, observer: Observer,
-        sender: CommandService = .none, verifier: CommandService = .none, stateFile: String? = nil, wallClock: Wall,
-        random: DeviceRandom = .kernel(KernelRandom())
-    ) {
-        self.random = random
-        self.source = source
-        self.display = display
-        self.led = led
-        self.strike = strike
-        self.clock = clock
-        self.observer = observer
-        self.sender = sender
-        self.verifier = verifier
-        self.store = stateFile.map { StateFile(path: $0) }
-        self.wallClock = wallClock
+extension Commands where Sender == CommandService, Verifier == CommandService {
+    /// The device's commands: none configured unless given.
+    public static func device(send: CommandService = .none, verify: CommandService = .none) -> Commands<CommandService, CommandService> {
+        Commands(send: send, verify: verify)
     }
 }
 
@@ -66,18 +43,20 @@ public enum DeviceRandom: RandomSource {
 /// for `run`, the headless simulator (virtual and real time) and the interactive one. Returns
 /// when the loop stops, after a send or verify command still running (and whatever it started)
 /// got SIGTERM and, after the grace period, SIGKILL. SIGINT/SIGTERM stay with the environment's
-/// source meanwhile, so that wait is not cut short.
-public func runLoop<Source, Display, LED, Strike, Clock, Observer, Wall>(
-    _ environment: DeviceEnvironment<Source, Display, LED, Strike, Clock, Observer, Wall>, coordinator: DeviceCoordinator
+/// source meanwhile, so that wait is not cut short. `stateForgets`: `EventLoop.stateForgets`.
+public func runLoop<Source, Display, Line, Clock, Observer, Wall>(
+    _ environment: DeviceLoopEnvironment<Source, Display, Line, Clock, Observer, Wall>, coordinator: DeviceCoordinator,
+    stateForgets: Bool = false
 ) throws(HALError) {
     defer {
         // The source (and its signalfd) lives until here: `environment` is this function's argument.
         withExtendedLifetime(environment.source) {
-            environment.sender.terminateAll()
-            environment.verifier.terminateAll()
+            environment.commands.send.terminateAll()
+            environment.commands.verify.terminateAll()
         }
     }
     var loop = EventLoop(environment: environment, coordinator: coordinator)
+    loop.stateForgets = stateForgets
     try loop.run()
 }
 

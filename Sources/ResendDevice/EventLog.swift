@@ -120,6 +120,10 @@ public func logRecord(for event: LoopEvent, at now: Instant, sendOutput: Bool = 
         return LogRecord("edges lost", [.string("line", level.pressed ? "pressed" : "released")])
     case .buttonReadFailed(let error):
         return LogRecord("button read failed", [.string("op", error.operation), .string("error", describe(error))])
+    case .keyEdgesLost:
+        return LogRecord("key edges lost")
+    case .keyReadFailed(let error):
+        return LogRecord("key read failed", [.string("op", error.operation), .string("error", describe(error))])
     case .edge, .debounced, .led:
         return nil
     case .entry(let event):
@@ -356,7 +360,9 @@ private func wholeSecondsRoundedUp(_ span: TimeSpan) -> Int {
 /// (among them `bounces suppressed count=N` after an accepted press) it logs after each step the
 /// edges the kernel dropped (`dropped edge events count=N`, from `droppedEdgeEvents`). A display outage is logged once: a
 /// repeated offline report without an online in between is not logged again; likewise a state
-/// file write failure identical to the previous one.
+/// file write failure identical to the previous one. The lines an outsider can cause go through
+/// `LogRateLimit` (a summary line instead of thousands); its summaries come at the next line or
+/// loop step after their window.
 public final class EventLogger: LoopObserver {
     public let format: LogFormat
     public let origin: Instant
@@ -365,14 +371,16 @@ public final class EventLogger: LoopObserver {
     private var reportedDrops: UInt64 = 0
     private var displayOffline = false
     private var lastStateWriteFailure: HALError?
+    private var rateLimit: LogRateLimit
     /// `send.logOutput`: the send command's output goes into its line; else only its length.
     public let logSendOutput: Bool
 
     /// - Parameter droppedEdgeEvents: the running count of edges the kernel dropped (`GPIOButton`).
     public init(
         format: LogFormat, origin: Instant = .origin, droppedEdgeEvents: @escaping () -> UInt64 = { 0 },
-        logSendOutput: Bool = false, output: @escaping (String) -> Void
+        logSendOutput: Bool = false, rateLimit: LogRateLimit = LogRateLimit(), output: @escaping (String) -> Void
     ) {
+        self.rateLimit = rateLimit
         self.format = format
         self.origin = origin
         self.logSendOutput = logSendOutput
@@ -380,9 +388,15 @@ public final class EventLogger: LoopObserver {
         self.output = output
     }
 
-    /// Logs `record` at `now`.
+    /// Logs `record` at `now` (unless its rate limit holds it back).
     public func log(_ record: LogRecord, at now: Instant) {
+        writeSummaries(at: now)
+        guard rateLimit.admit(record.event, at: now) else { return }
         output(format.line(record, seconds: now - origin))
+    }
+
+    private func writeSummaries(at now: Instant) {
+        for summary in rateLimit.summaries(at: now) { output(format.line(summary, seconds: now - origin)) }
     }
 
     public func record(_ event: LoopEvent, at now: Instant) {
@@ -404,6 +418,7 @@ public final class EventLogger: LoopObserver {
     }
 
     public func stepFinished(at now: Instant) {
+        writeSummaries(at: now)
         let dropped = droppedEdgeEvents()
         if dropped > reportedDrops {
             log(LogRecord("dropped edge events", [.int("count", dropped - reportedDrops)]), at: now)

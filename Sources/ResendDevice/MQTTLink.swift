@@ -23,6 +23,9 @@ public enum MQTTIdentity {
         /// A line for the log when the defaults are not the machine's id (kept from before, or
         /// no machine id); nil otherwise.
         public var note: String?
+        /// The discovery form whose retained topics this start removes (an upgrade from the
+        /// per-entity form, or `mqtt.discovery` changed since the last start); nil: none.
+        public var cleanupFrom: DiscoveryMode? = nil
     }
 
     /// `mqtt-identity` in the state file's directory.
@@ -31,11 +34,19 @@ public enum MQTTIdentity {
         return (directory.isEmpty ? "" : directory) + "/mqtt-identity"
     }
 
-    /// The remembered defaults: lines `baseTopic <topic>` and `clientId <id>`; nil unless both
-    /// are there and valid.
-    public static func parseMemory(_ bytes: [UInt8]) -> (baseTopic: String, clientID: String)? {
+    /// What `mqtt-identity` remembers: lines `baseTopic <topic>`, `clientId <id>` and
+    /// `discovery device|entity` (the form last published).
+    public struct Memory: Hashable, Sendable {
+        public var baseTopic: String
+        public var clientID: String
+        public var discovery: DiscoveryMode?
+    }
+
+    /// The remembered defaults; nil unless the base topic and client id are there and valid.
+    public static func parseMemory(_ bytes: [UInt8]) -> Memory? {
         var base: String?
         var client: String?
+        var discovery: DiscoveryMode?
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
             let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 1)
             guard parts.count == 2 else { continue }
@@ -43,27 +54,38 @@ public enum MQTTIdentity {
             switch String(decoding: parts[0], as: UTF8.self) {
             case "baseTopic" where HomeAssistantTopics.isValidTopic(value): base = value
             case "clientId" where HomeAssistantTopics.isValidTopic(value) && !value.contains("/"): client = value
+            case "discovery": discovery = DiscoveryMode(rawValue: value)
             default: break
             }
         }
         guard let base, let client else { return nil }
-        return (base, client)
+        return Memory(baseTopic: base, clientID: client, discovery: discovery)
     }
 
-    public static func memoryText(baseTopic: String, clientID: String) -> [UInt8] {
-        Array(("baseTopic " + baseTopic + "\nclientId " + clientID + "\n").utf8)
+    public static func memoryText(_ memory: Memory) -> [UInt8] {
+        Array(
+            ("baseTopic " + memory.baseTopic + "\nclientId " + memory.clientID + "\n"
+                + (memory.discovery.map { "discovery " + $0.rawValue + "\n" } ?? "")).utf8)
     }
 
     /// The defaults: remembered ones first; else, where an earlier run left a state file but no
     /// memory (an upgrade from a version that used the host name), the host-name defaults; else
     /// the machine's device id; the host name only when there is no machine id.
-    public static func resolve(host: String, deviceID: String?, remembered: (baseTopic: String, clientID: String)?, ranBefore: Bool) -> Defaults {
-        if let remembered { return Defaults(baseTopic: remembered.baseTopic, clientID: remembered.clientID, note: nil) }
+    /// `discovery`: the form this start publishes; an upgrade (`ranBefore` without memory) comes
+    /// from the per-entity form.
+    public static func resolve(host: String, deviceID: String?, remembered: Memory?, ranBefore: Bool, discovery: DiscoveryMode = .device) -> Defaults
+    {
+        if let remembered {
+            var kept = Defaults(baseTopic: remembered.baseTopic, clientID: remembered.clientID, note: nil)
+            if let before = remembered.discovery, before != discovery { kept.cleanupFrom = before }
+            return kept
+        }
         let legacy = Defaults(
             baseTopic: "resend-button/" + host, clientID: "resend-button-" + host, note: nil)
         if ranBefore {
             var kept = legacy
             kept.note = "kept from before this version (an earlier run left the state file)"
+            if discovery == .device { kept.cleanupFrom = .entity }
             return kept
         }
         guard let deviceID else {
@@ -83,8 +105,10 @@ public enum MQTTIdentity {
 
     /// Resolves the defaults for this machine; with `stateFile`, reads the memory beside it and,
     /// when `remember` and there is none yet, writes it.
-    public static func defaults(host: String, machineIDFile: String, stateFile: String?, remember: Bool) -> Defaults {
-        var remembered: (baseTopic: String, clientID: String)? = nil
+    public static func defaults(host: String, machineIDFile: String, stateFile: String?, remember: Bool, discovery: DiscoveryMode = .device)
+        -> Defaults
+    {
+        var remembered: Memory? = nil
         var ranBefore = false
         var memoryPath: String? = nil
         if let stateFile {
@@ -93,11 +117,12 @@ public enum MQTTIdentity {
             remembered = (try? FileReader.read(path, limit: fileLimit)).flatMap(parseMemory)
             ranBefore = (try? FileType.of(stateFile)) == .some(.regular)
         }
-        let resolved = resolve(host: host, deviceID: deviceID(machineIDFile: machineIDFile), remembered: remembered, ranBefore: ranBefore)
-        if remember, remembered == nil, let memoryPath {
+        let resolved = resolve(
+            host: host, deviceID: deviceID(machineIDFile: machineIDFile), remembered: remembered, ranBefore: ranBefore, discovery: discovery)
+        if remember, remembered == nil || remembered?.discovery != discovery, let memoryPath {
             var file = StateFile(path: memoryPath)
             // Best effort: without the memory the same rule decides again at the next start.
-            try? file.write(memoryText(baseTopic: resolved.baseTopic, clientID: resolved.clientID))
+            try? file.write(memoryText(Memory(baseTopic: resolved.baseTopic, clientID: resolved.clientID, discovery: discovery)))
         }
         return resolved
     }
@@ -111,6 +136,8 @@ public struct MQTTSetup: Sendable {
     /// Logged once when the link starts: where the identity came from, when that is not the
     /// machine's id.
     public var identityNote: LogRecord?
+    /// Published once before the discovery: the other form's retained topics emptied.
+    public var discoveryCleanup: [BrokerMessage] = []
 
     /// The longest password file read: a password is a line.
     static let passwordFileLimit = 4_096
@@ -122,7 +149,8 @@ public struct MQTTSetup: Sendable {
         let config = device.mqtt
         let host = currentHostName() ?? "localhost"
         let hostPart = HomeAssistantTopics.isValidTopic(host) && !host.contains("/") ? host : "device"
-        let defaults = MQTTIdentity.defaults(host: hostPart, machineIDFile: machineIDFile, stateFile: stateFile, remember: command != "check")
+        let defaults = MQTTIdentity.defaults(
+            host: hostPart, machineIDFile: machineIDFile, stateFile: stateFile, remember: command != "check", discovery: config.discovery)
         let base = config.baseTopic ?? defaults.baseTopic
         let clientID = config.clientId ?? defaults.clientID
         if let note = defaults.note, config.baseTopic == nil || config.clientId == nil {
@@ -131,10 +159,15 @@ public struct MQTTSetup: Sendable {
         topics = HomeAssistantTopics(
             base: base, discoveryPrefix: config.discoveryPrefix, deviceName: config.deviceName ?? hostPart, allowOpen: config.allowOpen,
             allowResetLockout: config.allowResetLockout, panel: Self.panel(device), discovery: config.discovery)
+        let made = topics
+        discoveryCleanup = defaults.cleanupFrom.map { made.discoveryCleanup(from: $0) } ?? []
         settings = MQTTClient.Settings(
             host: config.host, port: config.port, keepaliveSeconds: config.keepaliveSeconds,
             clientID: clientID, will: topics.availabilityMessage(online: false),
-            subscriptions: [topics.command, topics.homeAssistantStatus, topics.staleDiscoveryFilter])
+            subscriptions: [topics.command, topics.homeAssistantStatus])
+        // A retained command would run at every connection; Home Assistant's retained `online` is
+        // how it says it is there.
+        settings.liveOnlyTopics = [topics.command]
         settings.username = config.username
         settings.caFile = config.caFile
         settings.certFile = config.certFile
@@ -193,8 +226,10 @@ public struct MQTTSetup: Sendable {
 /// Creates the client, registers it with `source` (its socket in the loop's poll set, its
 /// keepalive and reconnections at their deadlines) and starts connecting. Changes of the
 /// connection go to `log` once each (`MQTTClient.LinkState`); received commands become
-/// `LoopInput.remote` when the configuration allows them, refused ones are logged; Home
-/// Assistant's `online` republishes discovery and the state.
+/// `LoopInput.remote` when the configuration allows them, refused ones are logged (a retained
+/// command is always refused: `retained=1`); every dropped message is logged with its size and
+/// the kind of its topic; Home Assistant's `online` republishes discovery and the state. The
+/// lines an outsider can cause are rate-limited by the logger (`EventLogger`).
 public func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, command: String, log: @escaping (LogRecord) -> Void) throws(ExitError)
     -> MQTTClient
 {
@@ -209,12 +244,26 @@ public func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, comma
     var reportedDrops = 0
     var flaps = SessionFlapDetector()
     if let note = setup.identityNote { log(note) }
+    if !setup.discoveryCleanup.isEmpty {
+        log(
+            LogRecord(
+                "mqtt discovery migrated",
+                [
+                    .string("removed", setup.topics.discoveryPrefix + "/.../" + setup.topics.nodeID + "/..."),
+                    .int("topics", setup.discoveryCleanup.count),
+                ]))
+    }
+    for message in setup.discoveryCleanup { client.publish(message) }
     let translate: ([MQTTClient.Happening], Instant) -> [LoopInput] = { happenings, now in
         var inputs: [LoopInput] = []
         for happening in happenings {
             switch happening {
             case .state(let state, let retry):
-                log(mqttStateRecord(state, broker: broker, retry: retry))
+                var record = mqttStateRecord(state, broker: broker, retry: retry)
+                if case .down = state, client.unconfirmedAtLoss > 0 {
+                    record.fields.append(.int("unconfirmed", client.unconfirmedAtLoss))
+                }
+                log(record)
                 if state == .connected { flaps.connected(at: now) }
                 if case .down = state, flaps.lost(at: now) {
                     log(
@@ -237,11 +286,18 @@ public func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, comma
                 case .command(let command): inputs.append(.remote(command))
                 case .refused(let text): log(LogRecord("mqtt command refused", [.string("command", text)]))
                 case .republish: client.republishRetained()
-                case .clearDiscovery(let messages):
-                    log(LogRecord("mqtt discovery migrated", [.string("removed", messages.first?.topic ?? "")]))
-                    for message in messages { client.publish(message) }
                 case .ignored: break
                 }
+            case .dropped(let drop):
+                log(mqttDropRecord(drop, kind: topics.kind(of: drop.topic)))
+            case .protocolFallback:
+                log(
+                    LogRecord(
+                        "mqtt protocol",
+                        [
+                            .string("broker", broker), .string("version", "3.1.1"),
+                            .string("reason", "the broker does not speak MQTT v5: set message_size_limit on the broker (docs/mqtt.md)"),
+                        ]))
             }
         }
         return inputs
@@ -257,7 +313,7 @@ public func attachMQTT(_ setup: MQTTSetup, source: inout LinuxEventSource, comma
 }
 
 /// `mqtt connected broker=host:1883`, `mqtt down broker=... reason="..." retry_s=2`,
-/// `mqtt refused broker=... reason="not authorised" retry_s=1`.
+/// `mqtt refused broker=... reason="Not authorized" retry_s=1`.
 func mqttStateRecord(_ state: MQTTClient.LinkState, broker: String, retry: TimeSpan?) -> LogRecord {
     var fields: [LogField] = [.string("broker", broker)]
     let event: String
@@ -273,4 +329,28 @@ func mqttStateRecord(_ state: MQTTClient.LinkState, broker: String, retry: TimeS
     }
     if let retry { fields.append(.int("retry_s", max(1, wholeSecondsLeft(retry)))) }
     return LogRecord(event, fields)
+}
+
+extension HomeAssistantTopics {
+    /// The kind of a received message's topic, for the log: `command`, `homeassistant_status` or
+    /// `other` (the topic itself may be anything a publisher chose).
+    func kind(of topic: String) -> String {
+        if topic == command { return "command" }
+        if topic == homeAssistantStatus { return "homeassistant_status" }
+        return "other"
+    }
+}
+
+/// `mqtt command refused retained=1 command=open`: a retained command (never run);
+/// `mqtt message dropped topic=command bytes=300 reason=payload_too_long`: one that did not fit
+/// (`also_dropped=N` when further drops went unreported).
+func mqttDropRecord(_ drop: MQTTClient.Drop, kind: String) -> LogRecord {
+    if drop.reason == .retained {
+        return LogRecord("mqtt command refused", [.int("retained", 1), .string("command", String(decoding: drop.payload, as: UTF8.self))])
+    }
+    var fields: [LogField] = [
+        .string("topic", kind), .int("bytes", drop.payloadBytes), .int("topic_bytes", drop.topicBytes), .string("reason", drop.reason.rawValue),
+    ]
+    if drop.alsoDropped > 0 { fields.append(.int("also_dropped", drop.alsoDropped)) }
+    return LogRecord("mqtt message dropped", fields)
 }

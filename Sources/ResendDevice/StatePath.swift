@@ -27,3 +27,57 @@ public func checkStateFormat(_ path: String?, keypad: Bool, command: String) thr
         "\(command): state file '\(path)' is \(newer.description); with keypad.enabled its wrong codes and lockout must not be reset, so it was left as it is: install a resend-button that reads format \(newer.readableFrom) again (the one that wrote it, or newer), or remove the file to start afresh (that resets the wrong codes and the lockout)"
     )
 }
+
+/// What to do about a state file on a medium that forgets at a power cut.
+public let forgetfulStateAdvice =
+    "keep the state on a file system that survives a power cut: stateFile on a persistent partition, or that partition bind-mounted at the state file's directory (docs/deploy.md, \"A read-only or overlay root\")"
+
+/// The state file's medium, judged for a device with or without a keypad: `run` logs `record` once
+/// at start and closes code entry when `closesEntry`; `check` turns it into a finding.
+public struct StateDurability: Hashable, Sendable {
+    public var path: String
+    public var medium: StateMedium
+    public var keypad: Bool
+    /// `keypad.allowForgetfulState`.
+    public var accepted: Bool
+
+    public init(path: String, medium: StateMedium, keypad: Bool, accepted: Bool) {
+        self.path = path
+        self.medium = medium
+        self.keypad = keypad
+        self.accepted = accepted
+    }
+
+    /// Looks at the medium of `path` (nil: no state file, nothing to judge).
+    public static func assess(_ path: String?, keypad: DeviceConfig.Keypad) -> StateDurability? {
+        guard let path else { return nil }
+        return StateDurability(path: path, medium: .of(stateFile: path), keypad: keypad.enabled, accepted: keypad.allowForgetfulState)
+    }
+
+    /// Code entry stays closed: a keypad, a forgetful medium, and no `keypad.allowForgetfulState`.
+    public var closesEntry: Bool { keypad && medium.verdict == .forgets && !accepted }
+
+    /// What a power cut costs here, in words.
+    public var cost: String {
+        guard keypad else { return "a power cut or reboot forgets a running countdown" }
+        if accepted { return "keypad.allowForgetfulState is true: a power cut or reboot forgets the wrong codes and the lockout" }
+        return
+            "a power cut or reboot would forget the keypad's wrong codes and lockout, so code entry stays closed (Entry closed) unless keypad.allowForgetfulState is true"
+    }
+
+    /// `state volatile path=... medium="..." entry=closed|open advice="..."` for a forgetful medium,
+    /// `state medium unknown ...` when it could not be told; nil on a durable one.
+    public var record: LogRecord? {
+        switch medium.verdict {
+        case .durable:
+            return nil
+        case .forgets:
+            var fields: [LogField] = [.string("path", path), .string("medium", medium.summary)]
+            if keypad { fields.append(.string("entry", closesEntry ? "closed" : "open (keypad.allowForgetfulState)")) }
+            fields.append(.string("advice", forgetfulStateAdvice))
+            return LogRecord("state volatile", fields)
+        case .unknown:
+            return LogRecord("state medium unknown", [.string("path", path), .string("medium", medium.summary)])
+        }
+    }
+}

@@ -87,10 +87,10 @@ public func runHeadless(
         emulator: device.emulator, led: device.led, start: start, events: events, outputLine: services.keypad == nil ? nil : line,
         logSendOutput: services.logSendOutput, output: output)
     let wall = ManualWallClock(services.virtualWallStart ?? SystemWallClock().now(), following: clock)
-    let environment = DeviceEnvironment(
+    let environment = DeviceLoopEnvironment(
         source: VirtualEventSource(clock: clock, inputs: scriptInputs(script, start: start)), display: device.display,
-        led: device.led, strike: line, clock: clock, observer: printer, sender: try services.makeRunner(),
-        verifier: try services.makeVerifier(), stateFile: services.stateFile, wallClock: wall, random: .simulated)
+        outputs: Outputs(led: device.led, strike: line), commands: .device(send: try services.makeRunner(), verify: try services.makeVerifier()),
+        clock: clock, wallClock: wall, observer: printer, store: services.stateFile.map { StateFile(path: $0) }, random: .simulated)
     do throws(HALError) {
         try runLoop(environment, coordinator: coordinator)
     } catch {

@@ -97,9 +97,10 @@ public final class InteractiveSession<Clock: MonotonicClock, Wait: Delay, Wall: 
             // An SMS takes a second to arrive.
             sender = .inProcess(InProcessSend(delay: .seconds(1)) { input, at in phone.deliver(input, at: at) })
         }
-        let environment = DeviceEnvironment(
-            source: source, display: device.display, led: device.led, strike: outputLine, clock: clock, observer: renderer,
-            sender: sender, verifier: try services.makeVerifier(), stateFile: services.stateFile, wallClock: wallClock, random: random)
+        let environment = DeviceLoopEnvironment(
+            source: source, display: device.display, outputs: Outputs(led: device.led, strike: outputLine),
+            commands: .device(send: sender, verify: try services.makeVerifier()), clock: clock, wallClock: wallClock, observer: renderer,
+            store: services.stateFile.map { StateFile(path: $0) }, random: random)
         do throws(HALError) {
             try runLoop(environment, coordinator: coordinator)
         } catch {

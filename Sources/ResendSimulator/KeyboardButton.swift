@@ -28,7 +28,8 @@ public protocol KeySource {
 ///
 /// With a keypad (`clearHold` given), `0`-`9`, `*`, `#` and `A`-`D` (upper case: lower case is the
 /// simulator's own) tap that keypad key: pressed now, released `ScriptItem.keyHoldTime` later; a
-/// tap of a key still down waits for its release. Enter taps `#` (submit) and Backspace taps `*`
+/// tap while an earlier one is still down waits for its release, so keys typed at once (a paste, a
+/// fast typist) are tapped one after another, in the order typed. Enter taps `#` (submit) and Backspace taps `*`
 /// (erase a digit); space stays the button. `x` holds `*` for `clearHold` and 100 ms more, which
 /// clears the field (a terminal has no key-release event, so a held `*` cannot be seen).
 public struct KeyboardButton<Keys: KeySource, Clock: MonotonicClock>: EventSource {
@@ -105,16 +106,20 @@ public struct KeyboardButton<Keys: KeySource, Clock: MonotonicClock>: EventSourc
         }
     }
 
-    /// Presses `key` now (or once its previous tap is released) and releases it `holdFor` later.
+    /// Presses `key` now, or `tapGap` after the release of a tap still pending (keys typed in one
+    /// read, a paste or a fast typist, follow each other: one key down at a time, in the order
+    /// typed), and releases it `holdFor` later.
     private mutating func tap(_ key: Key, holdFor hold: TimeSpan) {
         var at = clock.now()
-        if let last = pendingKeys.last(where: { $0.key == key }) {
-            at = max(at, last.at + .milliseconds(30))
+        if let last = pendingKeys.last {
+            at = max(at, last.at + Self.tapGap)
         }
         pendingKeys.append(KeyEvent(key, .pressed, at: at))
         pendingKeys.append(KeyEvent(key, .released, at: at + hold))
-        pendingKeys.sort { $0.at < $1.at }
     }
+
+    /// From one tap's release to the next tap's press when keys arrive faster than they are held.
+    static var tapGap: TimeSpan { .milliseconds(30) }
 
     private mutating func schedule(_ edges: [ButtonEdge]) {
         // A new press while the previous burst is still pending continues after it.

@@ -15,7 +15,7 @@ public struct MockDevice<Clock: MonotonicClock, Wait: Delay> {
     public let led: RecordingLED
     public var display: LCDDisplay<PCF8574Backpack<RecordingI2CBus>, Wait>
 
-    public static var address: I2CAddress { I2CAddress(0x27)! }  // PCF8574T default
+    public static var address: I2CAddress { I2CAddress(constant: 0x27) }  // PCF8574T default
 
     /// `bus` defaults to a bus that does not move `clock`; on virtual time pass a blocking one
     /// (`RecordingI2CBus(clock:blocking: true)`), which, like a real synchronous write(), returns

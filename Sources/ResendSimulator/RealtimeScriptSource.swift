@@ -71,13 +71,9 @@ func runHeadlessRealtime(
     } catch {
         throw ExitError(.software, "simulate: cannot set up the event source: \(error.operation): \(describe(error))")
     }
-    var started: [ProcessRunner] = []
-    if case .process(let process) = runner { started.append(process) }
-    if case .process(let process) = verifier { started.append(process) }
-    let processes = started
-    for process in processes {
-        _ = inner.register(fileDescriptor: process.pollDescriptor) { () throws(HALError) -> [LoopInput] in try process.collect() }
-    }
+    runner.attach(to: &inner)
+    verifier.attach(to: &inner)
+    let processes = [runner.process, verifier.process].compactMap { $0 }
     let start = clock.now()
     let printer = HeadlessPrinter(
         emulator: device.emulator, led: device.led, start: start, events: events, outputLine: services.keypad == nil ? nil : line,
@@ -88,9 +84,10 @@ func runHeadlessRealtime(
     let source = RealtimeScriptSource(
         inner: inner, pending: scriptInputs(script, start: start), clock: clock, busy: { processes.contains { $0.runningCount > 0 } })
     func runLoop<Observer: LoopObserver>(observer: Observer) throws(HALError) {
-        let environment = DeviceEnvironment(
-            source: source, display: device.display, led: device.led, strike: line, clock: clock, observer: observer, sender: runner,
-            verifier: verifier, stateFile: services.stateFile, wallClock: SystemWallClock())
+        let environment = DeviceLoopEnvironment(
+            source: source, display: device.display, outputs: Outputs(led: device.led, strike: line),
+            commands: .device(send: runner, verify: verifier), clock: clock, wallClock: SystemWallClock(), observer: observer,
+            store: services.stateFile.map { StateFile(path: $0) }, random: .kernel(KernelRandom()))
         try ResendDevice.runLoop(environment, coordinator: coordinator)
     }
     do throws(HALError) {

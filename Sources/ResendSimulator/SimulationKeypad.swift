@@ -114,20 +114,14 @@ extension SimulationServices {
 
     /// The verify command these flags ask for.
     func makeVerifier() throws(ExitError) -> CommandService {
-        if let verifyCommand {
-            let verify = keypad?.verify ?? DeviceConfig.Verify()
-            do throws(HALError) {
-                return .process(
-                    try ProcessRunner(
-                        .init(
-                            arguments: verifyCommand, timeout: .seconds(Int64(verify.timeoutSeconds)), environment: verify.environment,
-                            purpose: .verify, sessionDirectory: sessionDirectory)))
-            } catch {
-                throw ExitError(.ioError, "simulate: cannot prepare the verify command: \(error.operation): \(describe(error))")
-            }
+        let verify = keypad?.verify ?? DeviceConfig.Verify()
+        do throws(HALError) {
+            return try .make(
+                .verify, arguments: verifyCommand, timeout: .seconds(Int64(verify.timeoutSeconds)), environment: verify.environment,
+                sessionDirectory: sessionDirectory, scripted: mockVerify)
+        } catch {
+            throw ExitError(.ioError, "simulate: cannot prepare the verify command: \(error.operation): \(describe(error))")
         }
-        if let mockVerify { return .scripted(ScriptedCommandRunner(mockVerify)) }
-        return .none
     }
 }
 

@@ -219,14 +219,10 @@ public struct SimulationServices: Sendable {
 
     /// The runner these flags ask for.
     func makeRunner() throws(ExitError) -> CommandService {
-        if let sendCommand {
-            do throws(HALError) {
-                return .process(try ProcessRunner(.init(arguments: sendCommand, timeout: sendTimeout, sessionDirectory: sessionDirectory)))
-            } catch {
-                throw ExitError(.ioError, "simulate: cannot prepare the send command: \(error.operation): \(describe(error))")
-            }
+        do throws(HALError) {
+            return try .make(.send, arguments: sendCommand, timeout: sendTimeout, sessionDirectory: sessionDirectory, scripted: mockSend)
+        } catch {
+            throw ExitError(.ioError, "simulate: cannot prepare the send command: \(error.operation): \(describe(error))")
         }
-        if let mockSend { return .scripted(ScriptedCommandRunner(mockSend)) }
-        return .none
     }
 }

@@ -96,10 +96,12 @@ private func runKeypadRig(
     keypad.entry.validitySeconds = nil
     var config = ControllerConfig(duration: .seconds(60), texts: Texts(), layout: ScreenLayout(columns: geometry.columns, rows: geometry.rows))
     config.hasSendCommand = true
-    let environment = DeviceEnvironment(
-        source: CountingSource(inner: VirtualEventSource(clock: clock, inputs: inputs)), display: display, led: NoLED(), strike: NoStrike(),
-        clock: clock, observer: NoObserver(), sender: .scripted(ScriptedCommandRunner([.succeeds(after: .milliseconds(300))])),
-        verifier: .scripted(ScriptedCommandRunner(verifySteps)), wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock))
+    let environment = LoopEnvironment(
+        source: CountingSource(inner: VirtualEventSource(clock: clock, inputs: inputs)), display: display, outputs: .none,
+        commands: .device(
+            send: .scripted(ScriptedCommandRunner([.succeeds(after: .milliseconds(300))])), verify: .scripted(ScriptedCommandRunner(verifySteps))),
+        clock: clock, wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock), observer: NoObserver(),
+        store: NoStateStorage?.none, random: DeviceRandom.simulated)
     var loop = EventLoop(environment: environment, coordinator: deviceCoordinator(controller: config, button: Debouncer(), keypad: keypad))
     try loop.run()
     return (loop.environment.source, watcher.echoes, watcher.lines, emulator.violations.map(\.description))
@@ -152,7 +154,7 @@ func measureKeypad(codes: Int) throws(HALError) -> KeypadFigures {
         for code in 0..<codes {
             var keyTime = at + .milliseconds(Int64(code % 143) * 7)
             for digit in 0..<6 {
-                let key = Key.digit((code + digit) % 10)!
+                guard let key = Key.digit((code + digit) % 10) else { preconditionFailure("bench: a digit 0-9") }
                 inputs += tap(key, at: keyTime)
                 presses.append(keyTime)
                 keyTime = keyTime + .milliseconds(300)

@@ -210,9 +210,9 @@ struct RealTimeRig {
         let feeder = Feeder(input: input.writeEnd, notices: notices.readEnd, loopThread: loopThread)
         let thread = Thread { body(feeder) }
         let config = ControllerConfig(duration: .seconds(Int64(durationSeconds)), texts: Texts(), layout: .sixteenByTwo)
-        let environment = DeviceEnvironment(
-            source: source, display: display, led: NoLED(), strike: NoStrike(), clock: clock,
-            observer: PressObserver(notices: notices.writeEnd), wallClock: NoWallClock())
+        let environment = LoopEnvironment(
+            source: source, display: display, outputs: .none, commands: .none, clock: clock, wallClock: NoWallClock(),
+            observer: PressObserver(notices: notices.writeEnd), store: NoStateStorage?.none)
         var loop = EventLoop(
             environment: environment,
             coordinator: deviceCoordinator(

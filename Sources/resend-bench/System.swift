@@ -16,7 +16,8 @@ func emit(_ line: String) {
     text.withUTF8 { buffer in
         var offset = 0
         while offset < buffer.count {
-            let written = Glibc.write(1, buffer.baseAddress! + offset, buffer.count - offset)
+            guard let base = buffer.baseAddress else { return }
+            let written = Glibc.write(1, base + offset, buffer.count - offset)
             if written <= 0 { if errno == EINTR { continue }; return }
             offset += written
         }
@@ -47,7 +48,8 @@ struct Thread {
         let result = pthread_create(
             &handle, nil,
             { raw in
-                Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
+                guard let raw else { preconditionFailure("bench: a thread without its body") }
+                Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().body()
                 return nil
             }, box)
         if result != 0 { fail("pthread_create failed: \(result)") }
@@ -105,7 +107,8 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
     bytes.withUnsafeBytes { buffer in
         var offset = 0
         while offset < buffer.count {
-            let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            guard let base = buffer.baseAddress else { return }
+            let written = Glibc.write(fd, base + offset, buffer.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 fail("write to pipe: errno \(errno)")
@@ -138,7 +141,7 @@ func voluntaryContextSwitches(thread tid: Int32) -> Int {
     var buffer = [UInt8](repeating: 0, count: 8192)
     var length = 0
     while length < buffer.count {
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + length, $0.count - length) }
+        let count = buffer.withUnsafeMutableBytes { raw in raw.baseAddress.map { read(fd, $0 + length, raw.count - length) } ?? 0 }
         if count <= 0 { break }
         length += count
     }

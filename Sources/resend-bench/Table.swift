@@ -62,7 +62,7 @@ struct Table {
             let errors = Samples(figures.labelErrors)
             add(
                 "\(bus): label error on the 100 kHz wire model, virtual time (max over \(errors.count) labels; last)",
-                signedMillis(Double(errors.max)) + "; " + signedMillis(Double(figures.labelErrors.last!)),
+                signedMillis(Double(errors.max)) + "; " + signedMillis(Double(figures.labelErrors.last ?? 0)),
                 target: "within 2 ms at every label", met: errors.max <= 2_000_000 && errors.min >= -2_000_000,
                 theirs: Theirs.countdownError)
             if !figures.violations.isEmpty {
@@ -119,7 +119,7 @@ struct Table {
     // MARK: Figure 7
 
     mutating func addKeypad(_ keypad: KeypadFigures) {
-        func deadlineText(_ deadline: Instant?) -> String { deadline == nil ? "none" : "at \(deadline!.nanoseconds) ns" }
+        func deadlineText(_ deadline: Instant?) -> String { deadline.map { "at \($0.nanoseconds) ns" } ?? "none" }
         add(
             "keypad: loop wake-ups in 10 min idle, ready screen (virtual time; the idle wait's deadline)",
             "\(keypad.idleReadyWakeups) (deadline \(deadlineText(keypad.idleReadyDeadline)))", target: "0",

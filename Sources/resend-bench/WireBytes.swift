@@ -160,7 +160,7 @@ struct FrameRecorder: LoopObserver {
         let (lcdBytes, rsChanges) = WireFloor.lcdBytes(
             before: screen, after: after, addressCounter: addressCounter, dataBefore: dataBefore
         ) { emulator.ddramAddress(row: $0, column: $1) }
-        let last = transactions.last!
+        guard let last = transactions.last else { preconditionFailure("bench: a frame with no transaction") }
         let end = last.time + bus.byteTime * Int64(last.bytes.count + WireFloor.addressBytesPerTransaction)
         frames.append(
             FrameOnWire(
@@ -186,7 +186,7 @@ struct WireFigures {
     var violations: [String]
 }
 
-let benchAddress = I2CAddress(0x27)!  // PCF8574T default
+let benchAddress = I2CAddress(constant: 0x27)  // PCF8574T default
 
 func measureWire(smbusOnly: Bool, durationSeconds: Int = 60) throws(HALError) -> WireFigures {
     let clock = ManualClock()
@@ -209,9 +209,9 @@ func measureWire(smbusOnly: Bool, durationSeconds: Int = 60) throws(HALError) ->
         (pressAt + .seconds(Int64(durationSeconds) + 1), .stop),
     ]
     let config = ControllerConfig(duration: .seconds(Int64(durationSeconds)), texts: Texts(), layout: .sixteenByTwo)
-    let environment = DeviceEnvironment(
-        source: VirtualEventSource(clock: clock, inputs: inputs), display: display, led: NoLED(), strike: NoStrike(), clock: clock,
-        observer: FrameRecorder(bus: bus, emulator: emulator, smbusOnly: smbusOnly), wallClock: NoWallClock())
+    let environment = LoopEnvironment(
+        source: VirtualEventSource(clock: clock, inputs: inputs), display: display, outputs: .none, commands: .none, clock: clock,
+        wallClock: NoWallClock(), observer: FrameRecorder(bus: bus, emulator: emulator, smbusOnly: smbusOnly), store: NoStateStorage?.none)
     var loop = EventLoop(
         environment: environment, coordinator: deviceCoordinator(controller: config, button: Debouncer(window: window, mode: .stable), keypad: nil))
     try loop.run()
@@ -252,11 +252,13 @@ func measureWire(smbusOnly: Bool, durationSeconds: Int = 60) throws(HALError) ->
 }
 
 /// "9 B in 1 tx", or "9-13 B in 1 tx" when the frames of a kind differ.
+/// `values` as `N` when all are equal, `MIN-MAX` otherwise (not empty).
+private func range(_ values: [Int]) -> String {
+    guard let low = values.min(), let high = values.max() else { preconditionFailure("bench: a range of nothing") }
+    return low == high ? "\(low)" : "\(low)-\(high)"
+}
+
 func describeRange(_ frames: [FrameOnWire], _ count: (FrameOnWire) -> WireCount) -> String {
     guard !frames.isEmpty else { return "none" }
-    let bytes = frames.map { count($0).wireBytes }
-    let transactions = frames.map { count($0).transactions }
-    let b = bytes.min()! == bytes.max()! ? "\(bytes[0])" : "\(bytes.min()!)-\(bytes.max()!)"
-    let t = transactions.min()! == transactions.max()! ? "\(transactions[0])" : "\(transactions.min()!)-\(transactions.max()!)"
-    return "\(b) B in \(t) tx"
+    return "\(range(frames.map { count($0).wireBytes })) B in \(range(frames.map { count($0).transactions })) tx"
 }

@@ -63,6 +63,9 @@ func main() throws(HALError) {
         return
     case "peak-rss":
         runPeakRSS(Array(arguments.dropFirst()))
+    case "oled":
+        runOLEDFigures(Array(arguments.dropFirst()))
+        return
     default:
         break
     }

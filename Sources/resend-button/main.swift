@@ -15,6 +15,6 @@ let console = Console(
     readFile: { path in try? StandardStreams.readTextFile(path, limit: DeviceConfig.maximumFileSize) },
     readText: ConfigFileContents.read(_:limit:what:))
 // The arguments after the program name, from CLinuxOS (Embedded Swift has no CommandLine).
-let arguments = (1..<max(1, Int(rb_argc()))).map { String(cString: rb_argv()[$0]!) }
+let arguments = (1..<max(1, Int(rb_argc()))).compactMap { rb_argv()[$0].map { String(cString: $0) } }
 let code = runCommandLine(arguments, console: console, interactive: runInteractive)
 exit(code.rawValue)

@@ -226,8 +226,21 @@ struct CheckTests {
     @Test("a fixed address outside the backpack ranges is probed too")
     func probeList() {
         #expect(CheckFacts.probeList(for: .auto).count == 16)
+        #expect(CheckFacts.oledAddresses.allSatisfy(CheckFacts.probeList(for: .auto).contains))
         #expect(CheckFacts.probeList(for: .fixed(I2CAddress(0x50)!)).last == I2CAddress(0x50))
         #expect(CheckFacts.probeList(for: .fixed(I2CAddress(0x27)!)).count == 16)
+    }
+
+    @Test("a device at 0x3C: found, and named as the OLED address too, with the OLED's configuration line")
+    func oledFound() {
+        let (findings, _) = checkFindings(CheckOptions(), piFacts(answered: [0x3C]))
+        let lines = findings.map(\.line)
+        #expect(lines.contains { $0.hasPrefix("OK 0x3c answers on /dev/i2c-1 (PCF8574A range, and the SSD1306/SH1106 OLED address)") }, "\(lines)")
+        #expect(
+            lines.contains(
+                #"NOTE 0x3c is also the SSD1306/SH1106 OLED address: for an OLED put display: { kind: "ssd1306" ("sh1106" on most 1.3" modules), address: 0x3c } in /etc/resend-button/config.json5"#
+            ), "\(lines)")
+        #expect(checkExitCode(findings) == .ok)
     }
 
     @Test(

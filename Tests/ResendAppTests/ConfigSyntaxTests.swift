@@ -422,10 +422,12 @@ struct ConfigSyntaxTests {
         #expect(problems.first == ": cooldown.seconds: 0 is out of range; allowed: whole seconds from 1 to 86400")
         #expect(
             problems[1]
-                == ": k0: unknown key; allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt")
+                == ": k0: unknown key; allowed at the top level: button, led, lcd, display, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
+        )
         #expect(
             problems[99]
-                == ": k98: unknown key; allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt")
+                == ": k98: unknown key; allowed at the top level: button, led, lcd, display, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
+        )
         #expect(problems.last == ": 19901 more problems not shown (only the first 100 are); fix these and check again")
         #expect(checkConfig(text).code == .config)
     }

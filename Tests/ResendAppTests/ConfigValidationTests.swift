@@ -126,7 +126,7 @@ struct ConfigValidationTests {
             ("{cooldown: {secnds: 60}}", "cooldown.secnds: unknown key (did you mean 'seconds'?); allowed in cooldown: seconds"),
             (
                 "{cooldwn: {seconds: 60}}",
-                "cooldwn: unknown key (did you mean 'cooldown'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
+                "cooldwn: unknown key (did you mean 'cooldown'?); allowed at the top level: button, led, lcd, display, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
             ),
             (
                 "{button: {activelow: true}}",
@@ -138,11 +138,11 @@ struct ConfigValidationTests {
             ),
             (
                 "{geometry: \"20x4\"}",
-                "geometry: unknown key (did you mean 'lcd.geometry'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
+                "geometry: unknown key (did you mean 'lcd.geometry'?); allowed at the top level: button, led, lcd, display, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
             ),
             (
                 "{\"lcd address\": 1}",
-                "[\"lcd address\"]: unknown key (did you mean 'lcd'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
+                "[\"lcd address\"]: unknown key (did you mean 'lcd'?); allowed at the top level: button, led, lcd, display, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
             ),
             // Keys given twice.
             ("{cooldown: {seconds: 60,\n  seconds: 30}}", "cooldown.seconds: given twice (at 1:13 and 2:3); give each key once"),
@@ -267,7 +267,7 @@ struct ConfigValidationTests {
                 ": lcd.address: 0x07 is reserved by the I2C specification; allowed: \"auto\" or a 7-bit address from 0x08 to 0x77 (PCF8574: 0x20-0x27, PCF8574A: 0x38-0x3F)",
                 ": lcd.wiring.d7: 9 is out of range; allowed: a PCF8574 port bit from 0 to 7",
                 ": cooldown.seconds: 0 is out of range; allowed: whole seconds from 1 to 86400",
-                ": colour: unknown key; allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt",
+                ": colour: unknown key; allowed at the top level: button, led, lcd, display, cooldown, texts, send, stateFile, policy, log, keypad, mqtt",
                 ": texts.title: \"Grüße\" has 'ß', which the A00 ROM cannot show (the A02 ROM can: set lcd.rom to \"A02\" if the module has it)",
             ])
     }

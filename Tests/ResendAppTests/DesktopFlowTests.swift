@@ -9,28 +9,32 @@ import ResendSimulator
 import Testing
 
 /// A person at the terminal on a virtual clock: at each instant they type a text, decided only
-/// then (so they can read the code off the phone), one key every 300 ms; after the last key they
-/// leave (a stop).
+/// then (so they can read the code off the phone), one key every 300 ms, or all of it in one read
+/// when `pasted` (a paste, or a fast typist); after the last key they leave (a stop).
 private struct Person: KeySource {
     let clock: ManualClock
     var plan: [(at: Instant, text: () -> String)]
+    let pasted: Bool
     var typing: [(Instant, UInt8)] = []
 
-    init(clock: ManualClock, _ plan: [(at: Instant, text: () -> String)]) {
+    init(clock: ManualClock, _ plan: [(at: Instant, text: () -> String)], pasted: Bool = false) {
         self.clock = clock
         self.plan = plan
+        self.pasted = pasted
     }
 
     mutating func waitForKeys(until deadline: Instant?) throws(HALError) -> [KeyInput] {
         if typing.isEmpty, let next = plan.first, deadline == nil || next.at <= deadline! {
             clock.set(to: max(clock.now(), next.at))
             plan.removeFirst()
-            typing = next.text().utf8.enumerated().map { (next.at + .milliseconds(300) * Int64($0.offset), $0.element) }
+            let spacing = pasted ? TimeSpan.zero : .milliseconds(300)
+            typing = next.text().utf8.enumerated().map { (next.at + spacing * Int64($0.offset), $0.element) }
         }
         if let key = typing.first, deadline == nil || key.0 <= deadline! {
             clock.set(to: max(clock.now(), key.0))
-            typing.removeFirst()
-            return [.key(key.1)]
+            let read = typing.prefix { $0.0 == key.0 }
+            typing.removeFirst(read.count)
+            return read.map { .key($0.1) }
         }
         if let deadline {
             clock.set(to: max(clock.now(), deadline))
@@ -70,8 +74,8 @@ private final class Desktop {
     /// The newest code on the phone ("" before the first).
     var code: String { codes.last ?? "" }
 
-    func run(_ plan: [(at: Instant, text: () -> String)]) throws {
-        try session.run(keys: Person(clock: clock, plan))
+    func run(_ plan: [(at: Instant, text: () -> String)], pasted: Bool = false) throws {
+        try session.run(keys: Person(clock: clock, plan, pasted: pasted))
     }
 
     /// The instants the door opened and closed, from the start.
@@ -130,6 +134,21 @@ struct DesktopFlowTests {
         #expect(closed.0 - opened.0 <= pulse && closed.0 - opened.0 > pulse - .milliseconds(10))
         #expect(desktop.frames.last?.contains("door □ closed") == true)
         #expect(desktop.log.contains("code checked result=accepted check=1"))
+    }
+
+    @Test("a code pasted in one read (with its Enter) is accepted: the keys are tapped one after another, in the order typed")
+    func pastedCodeIsAccepted() throws {
+        let desktop = try Desktop()
+        try desktop.run(
+            [
+                (at(1), { " " }),
+                (at(4), { desktop.code + enter }),
+                (at(15), { "q" }),
+            ], pasted: true)
+        #expect(desktop.code.count == 6)
+        #expect(desktop.frames.contains { $0.contains("│Code accepted   │") })
+        #expect(desktop.log.contains("code checked result=accepted check=1"))
+        #expect(desktop.door.contains { $0.1 })
     }
 
     @Test("wrong codes show the wrong-code screen and count down to a lockout whose countdown runs")

@@ -300,9 +300,9 @@ struct EventLogTests {
         let logger = EventLogger(format: .plain) { lines.append($0) }
         var inputs = scenario.edges.map { (time: at($0.delivered), input: LoopInput.button($0.edge)) }
         inputs.append((at(12), .stop))
-        let environment = TestEnvironment(
-            source: VirtualEventSource(clock: clock, inputs: inputs), display: NullDisplay(), led: NoLED(), strike: NoStrike(), clock: clock,
-            observer: logger, sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: NoStateStorage?.none, wallClock: NoWallClock())
+        let environment = LoopEnvironment(
+            source: VirtualEventSource(clock: clock, inputs: inputs), display: NullDisplay(), outputs: .none, commands: .none, clock: clock,
+            wallClock: NoWallClock(), observer: logger, store: NoStateStorage?.none)
         var loop = EventLoop(
             environment: environment,
             coordinator: deviceCoordinator(controller: ControllerConfig(duration: .seconds(3)), button: debouncer, keypad: nil))
@@ -310,7 +310,7 @@ struct EventLogTests {
         #expect(lines == scenario.expected)
         // The last press is clean: every edge the loop's debouncer suppressed was reported, no more, no less.
         let reported = lines.compactMap { $0.split(separator: "count=").dropFirst().first.flatMap { Int($0) } }.reduce(0, +)
-        #expect(reported == loop.coordinator.keys.suppressedEdges)
+        #expect(reported == loop.coordinator.keys.suppressedEdges(of: .button))
     }
 }
 

@@ -191,10 +191,10 @@ struct HungSendTests {
             clock: clock, busy: { command.busy })
         var services = SimulationServices()
         services.mockSend = [.succeeds(after: .seconds(1))]  // only to configure the controller for a send command
-        let environment = TestEnvironment(
-            source: source, display: device.display, led: device.led, strike: NoStrike(), clock: clock, observer: printer,
-            sender: command, verifier: NoCodeVerifier(), store: NoStateStorage?.none,
-            wallClock: ManualWallClock(WallTime(millisecondsSinceEpoch: 1_718_000_000_000), following: clock))
+        let environment = LoopEnvironment(
+            source: source, display: device.display, outputs: Outputs(led: device.led), commands: .send(command), clock: clock,
+            wallClock: ManualWallClock(WallTime(millisecondsSinceEpoch: 1_718_000_000_000), following: clock), observer: printer,
+            store: NoStateStorage?.none)
         var loop = EventLoop(
             environment: environment,
             coordinator: deviceCoordinator(

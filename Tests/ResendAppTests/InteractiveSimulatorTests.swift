@@ -93,10 +93,10 @@ struct InteractiveSimulatorTests {
         let drawn = Capture()
         let renderer = TerminalRenderer(emulator: device.emulator, led: device.led, settings: settings, bounceKey: "b") { drawn.out.append($0) }
         let t = clock.now() + .seconds(1)
-        let environment = TestEnvironment(
-            source: KeyboardButton(keys: TypedKeys(clock: clock, keys: [(t, key(" "))]), clock: clock, bounceKey: "b"),
-            display: device.display, led: device.led, strike: NoStrike(), clock: clock, observer: renderer, sender: NoCommandRunner(),
-            verifier: NoCodeVerifier(), store: NoStateStorage?.none, wallClock: NoWallClock())
+        let environment = LoopEnvironment(
+            source: KeyboardButton(keys: TypedKeys(clock: clock, keys: [(t, key(" "))]), clock: clock, bounceKey: "b"), display: device.display,
+            outputs: Outputs(led: device.led), commands: .none, clock: clock, wallClock: NoWallClock(), observer: renderer,
+            store: NoStateStorage?.none)
         var loop = EventLoop(
             environment: environment,
             coordinator: deviceCoordinator(controller: settings.controllerConfig, button: settings.makeDebouncer(), keypad: nil))

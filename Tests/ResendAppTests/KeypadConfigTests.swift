@@ -164,15 +164,15 @@ struct KeypadConfigTests {
             ),
             (
                 keypad(#"verfy: {}"#),
-                "keypad.verfy: unknown key (did you mean 'verify'?); allowed in keypad: enabled, backend, rows, columns, keys, diodes, settleMicroseconds, device, debounceMs, sendKey, entry, code, texts, verify, output"
+                "keypad.verfy: unknown key (did you mean 'verify'?); allowed in keypad: enabled, backend, rows, columns, keys, diodes, settleMicroseconds, device, debounceMs, sendKey, allowForgetfulState, entry, code, texts, verify, output"
             ),
             (
                 #"{keypd: {}}"#,
-                "keypd: unknown key (did you mean 'keypad'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
+                "keypd: unknown key (did you mean 'keypad'?); allowed at the top level: button, led, lcd, display, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
             ),
             (
                 #"{pulseMs: 3000}"#,
-                "pulseMs: unknown key (did you mean 'keypad.output.pulseMs'?); allowed at the top level: button, led, lcd, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
+                "pulseMs: unknown key (did you mean 'keypad.output.pulseMs'?); allowed at the top level: button, led, lcd, display, cooldown, texts, send, stateFile, policy, log, keypad, mqtt"
             ),
         ])
     func bad(text: String, expected: String) {

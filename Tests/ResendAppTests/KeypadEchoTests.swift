@@ -119,16 +119,17 @@ private func runEcho(geometry: LCDGeometry, gaps: [TimeSpan], honourFocus: Bool 
     let coordinator = deviceCoordinator(controller: config, button: Debouncer(), keypad: keypad)
     if honourFocus {
         var loop = EventLoop(
-            environment: DeviceEnvironment(
-                source: source, display: display, led: NoLED(), strike: NoStrike(), clock: clock, observer: sampler,
-                sender: .scripted(send), verifier: .scripted(verifies), wallClock: wallClock),
+            environment: LoopEnvironment(
+                source: source, display: display, outputs: .none, commands: .device(send: .scripted(send), verify: .scripted(verifies)), clock: clock,
+                wallClock: wallClock, observer: sampler, store: NoStateStorage?.none, random: DeviceRandom.simulated),
             coordinator: coordinator)
         try loop.run()
     } else {
         var loop = EventLoop(
-            environment: DeviceEnvironment(
-                source: source, display: FocusIgnoringDisplay(inner: display), led: NoLED(), strike: NoStrike(), clock: clock,
-                observer: sampler, sender: .scripted(send), verifier: .scripted(verifies), wallClock: wallClock),
+            environment: LoopEnvironment(
+                source: source, display: FocusIgnoringDisplay(inner: display), outputs: .none,
+                commands: .device(send: .scripted(send), verify: .scripted(verifies)), clock: clock, wallClock: wallClock, observer: sampler,
+                store: NoStateStorage?.none, random: DeviceRandom.simulated),
             coordinator: coordinator)
         try loop.run()
     }

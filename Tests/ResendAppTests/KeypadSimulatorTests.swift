@@ -367,10 +367,11 @@ struct InteractiveKeypadTests {
             + [(Instant.origin + .seconds(4), UInt8(ascii: "x")), (Instant.origin + .seconds(8), UInt8(ascii: "q"))]
         var keypad = DeviceConfig.Keypad()
         keypad.enabled = true
-        let environment = DeviceEnvironment(
+        let environment = LoopEnvironment(
             source: KeyboardButton(keys: TypedBytes(clock: clock, keys: bytes), clock: clock, bounceKey: "b", clearHold: .milliseconds(1_000)),
-            display: started.display, led: device.led, strike: output, clock: clock, observer: renderer,
-            wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock))
+            display: started.display, outputs: Outputs(led: device.led, strike: output), commands: .device(send: .none, verify: .none), clock: clock,
+            wallClock: ManualWallClock(WallTime(nanosecondsSinceEpoch: 0), following: clock), observer: renderer, store: NoStateStorage?.none,
+            random: DeviceRandom.simulated)
         var loop = EventLoop(
             environment: environment,
             coordinator: deviceCoordinator(controller: settings.controllerConfig, button: settings.makeDebouncer(), keypad: keypad))

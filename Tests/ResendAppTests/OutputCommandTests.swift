@@ -122,6 +122,34 @@ struct OutputCommandTests {
         #expect(result.err.first?.contains("keypad.output.activeLow") == true, "\(result.err)")
     }
 
+    @Test(
+        "a mistake elsewhere in the file (an unknown key, a bad lcd.address, a bad keypad.verify) does not stop output off: the strike is driven inactive, exit 0, and it says the file has problems",
+        arguments: [
+            #"{lcd: {address: "0x99"}, keypad: {enabled: true, verify: {command: ["/usr/local/bin/check-code"]}, output: {line: "GPIO26", activeLow: true}}}"#,
+            #"{typo: 1, keypad: {enabled: true, verify: {command: "not a list"}, output: {line: "GPIO26", activeLow: true, pulseMs: -5}}}"#,
+        ])
+    func otherMistakesStillDriveTheOutput(text: String) {
+        let result = Self.run(["output", "off", "--config", Self.path], text: text)
+        #expect(result.code == .ok, "\(result.err)")
+        #expect(result.driven == [OutputLineTarget(spec: .named("GPIO26"), activeLow: true)])
+        #expect(result.out == ["output off: keypad output GPIO26 (line 26 of /dev/gpiochip0) driven inactive (high)"])
+        #expect(
+            result.err == ["output off: \(Self.path) has problems (resend-button config check lists them); keypad.output is valid, so it is driven"])
+    }
+
+    @Test(
+        "a mistake in the output's own keys, keypad.enabled or the file's syntax is still exit 78, nothing driven",
+        arguments: [
+            #"{keypad: {enabled: "yes", output: {line: "GPIO26"}}}"#, #"{keypad: {enabled: true, output: {line: 26}}}"#,
+            #"{keypad: {enabled: true, output: "GPIO26"}}"#, #"{keypad: {enabled: true, output: {line: "GPIO26"}"#,
+            #"{keypad: {enabled: true, output: {line: "GPIO26", line: "GPIO5"}}}"#,
+        ])
+    func ownMistakesAreStillExit78(text: String) {
+        let result = Self.run(["output", "off", "--config", Self.path], text: text)
+        #expect(result.code == .config)
+        #expect(result.driven.isEmpty)
+    }
+
     @Test func aMissingExplicitConfigurationIsExit78() {
         let result = Self.run(["output", "off", "--config", "/etc/other.json5"], text: nil)
         #expect(result.code == .config)

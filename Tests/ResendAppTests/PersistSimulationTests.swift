@@ -141,11 +141,10 @@ struct PersistRestartTests {
         let clock = ManualClock()
         let wall = ManualWallClock(wall0, following: clock)
         let storage = MemoryStateStorage()
-        let environment = TestEnvironment(
+        let environment = LoopEnvironment(
             source: VirtualEventSource(clock: clock, edges: ButtonScript.press(at: .origin + .seconds(1), holdFor: .milliseconds(100))),
-            display: FrameLog(), led: NoLED(), strike: NoStrike(), clock: clock,
-            observer: WallJumper(wall: wall, jumpAt: .origin + .seconds(2), jump: .seconds(jump)), sender: NoCommandRunner(),
-            verifier: NoCodeVerifier(), store: storage, wallClock: wall)
+            display: FrameLog(), outputs: .none, commands: .none, clock: clock, wallClock: wall,
+            observer: WallJumper(wall: wall, jumpAt: .origin + .seconds(2), jump: .seconds(jump)), store: storage)
         var loop = EventLoop(
             environment: environment,
             coordinator: deviceCoordinator(

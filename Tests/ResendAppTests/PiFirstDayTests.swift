@@ -190,10 +190,9 @@ struct LostEdgeTests {
         var lines: [String] = []
         rig.sampler.logger = EventLogger(format: .plain) { lines.append($0) }
         try rig.display.start(now: rig.clock.now())
-        let environment = TestEnvironment(
-            source: source, display: RecordingDisplay(inner: rig.display, record: rig.record), led: rig.led, strike: NoStrike(),
-            clock: rig.clock, observer: rig.sampler, sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: NoStateStorage?.none,
-            wallClock: NoWallClock())
+        let environment = LoopEnvironment(
+            source: source, display: RecordingDisplay(inner: rig.display, record: rig.record), outputs: Outputs(led: rig.led), commands: .none,
+            clock: rig.clock, wallClock: NoWallClock(), observer: rig.sampler, store: NoStateStorage?.none)
         var loop = EventLoop(
             environment: environment,
             coordinator: deviceCoordinator(controller: rig.settings.controllerConfig, button: rig.settings.makeDebouncer(), keypad: nil))

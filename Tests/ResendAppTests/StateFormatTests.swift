@@ -67,7 +67,8 @@ struct StateFormatTests {
         #expect(lines.first?.hasPrefix("0.000 state newer format=4 readable_from=3 reads_up_to=2 kept=") == true)
         #expect(lines.contains("0.000 screen |Entry closed    |Send code       |"))
         #expect(lines.contains { $0.hasSuffix(" screen |Entry closed    |Resend (58)     |") })
-        #expect(!lines.contains { $0.contains("code submitted") || $0.contains("verify finished") || $0.contains("output on") })
+        #expect(!lines.contains { $0.contains("code submitted") || $0.contains("verify finished") || $0.contains("output active") })
+        #expect(!lines.contains { $0.contains("entry opened") }, "the log says what the glass says: entry stays closed")
         #expect(directory.read("state.json") == newer)
         #expect(!directory.exists("state.json.corrupt-1"))
     }

@@ -101,10 +101,9 @@ struct HealingRig {
         }
         var inputs = presses.flatMap { ButtonScript.inputs(ButtonScript.press(at: $0, holdFor: .milliseconds(200))) }
         inputs.append((stopAt, .stop))
-        let environment = TestEnvironment(
+        let environment = LoopEnvironment(
             source: VirtualEventSource(clock: clock, inputs: inputs), display: RecordingDisplay(inner: display, record: record),
-            led: led, strike: NoStrike(), clock: clock, observer: sampler, sender: NoCommandRunner(), verifier: NoCodeVerifier(),
-            store: NoStateStorage?.none, wallClock: NoWallClock())
+            outputs: Outputs(led: led), commands: .none, clock: clock, wallClock: NoWallClock(), observer: sampler, store: NoStateStorage?.none)
         var loop = EventLoop(
             environment: environment,
             coordinator: deviceCoordinator(controller: settings.controllerConfig, button: settings.makeDebouncer(), keypad: nil))

@@ -55,9 +55,10 @@ struct VerifyLoopProcessTests {
         let logger = EventLogger(format: .plain, origin: start) { lines.append($0) }
         let output = RecordingLED(clock: clock)
         let pad = DeviceCoordinator(controller: ResendController(config: ControllerConfig(duration: .seconds(60))), entry: CodeEntry(config: entry))
-        let environment = DeviceEnvironment(
-            source: TimedKeys(inner: linux, pending: pending), display: FrameLog(), led: NoLED(), strike: output, clock: clock,
-            observer: logger, verifier: .process(process), stateFile: directory.stateFile, wallClock: SystemWallClock())
+        let environment = DeviceLoopEnvironment(
+            source: TimedKeys(inner: linux, pending: pending), display: FrameLog(), outputs: Outputs(strike: output),
+            commands: .device(send: .none, verify: .process(process)), clock: clock, wallClock: SystemWallClock(), observer: logger,
+            store: StateFile(path: directory.stateFile), random: .kernel(KernelRandom()))
         var loop = EventLoop(environment: environment, coordinator: pad)
         try loop.run()
 

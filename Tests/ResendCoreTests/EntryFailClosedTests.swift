@@ -154,9 +154,9 @@ struct StorageWitnessVerifier: CodeVerifier {
 
 @Suite("Event loop with a code entry fails closed")
 struct EventLoopFailClosedTests {
-    private typealias WitnessEnvironment<Source: EventSource> = TestEnvironment<
-        Source, FrameLog, RecordingLED, RecordingLED, ManualClock, EventRecorder, ScriptedCommandRunner,
-        StorageWitnessVerifier, MemoryStateStorage, ManualWallClock
+    private typealias WitnessEnvironment<Source: EventSource> = LoopEnvironment<
+        Source, FrameLog, RecordingLED, ScriptedCommandRunner, StorageWitnessVerifier, ManualClock, ManualWallClock, EventRecorder,
+        MemoryStateStorage, NoRandomSource
     >
 
     private func loop<Source: EventSource>(_ device: KeypadDevice, source: Source, verifier: ScriptedVerifier)
@@ -166,9 +166,11 @@ struct EventLoopFailClosedTests {
             controller: ResendController(config: ControllerConfig(duration: .seconds(60), layout: device.layout, hasSendCommand: true)),
             entry: CodeEntry(config: device.entry))
         let environment = WitnessEnvironment(
-            source: source, display: FrameLog(), led: device.led, strike: device.output, clock: device.clock,
-            observer: EventRecorder(), sender: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]),
-            verifier: StorageWitnessVerifier(inner: verifier, storage: device.storage), store: device.storage, wallClock: device.wall)
+            source: source, display: FrameLog(), outputs: Outputs(led: device.led, strike: device.output),
+            commands: Commands(
+                send: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]),
+                verify: StorageWitnessVerifier(inner: verifier, storage: device.storage)), clock: device.clock, wallClock: device.wall,
+            observer: EventRecorder(), store: device.storage)
         return EventLoop(environment: environment, coordinator: pad)
     }
 
@@ -215,6 +217,38 @@ struct EventLoopFailClosedTests {
         #expect(events.contains(.entry(.reopened(at: kt(32.02)))))
         let stored = try PersistedState(decoding: try #require(device.storage.bytes))
         #expect(stored.entry?.failures == 0 && stored.entry?.open == true)
+    }
+
+    @Test(
+        "on a state medium that forgets at a power cut (stateForgets), code entry is closed from the first frame and stays closed though every write succeeds; no code is checked; the countdown is still written"
+    )
+    func forgetfulStateKeepsEntryClosed() throws {
+        var device = KeypadDevice()
+        device.tap(.button, at: kt(1))
+        device.type("1111#", at: kt(3))
+        device.stop(at: kt(40))
+        var loop = loop(device, source: device.source, verifier: ScriptedVerifier([.exited(code: 0)]))
+        loop.stateForgets = true
+        try loop.run()
+        #expect(loop.display.screen(at: kt(0.5)) == ["Entry closed", "Send code"])
+        #expect(loop.display.screen(at: kt(2)) == ["Entry closed", "Resend (60)"])
+        #expect(loop.display.screen(at: kt(39)) == ["Entry closed", "Resend (23)"])
+        #expect(loop.verifier.failuresOnDiskAtStart.isEmpty, "no check ran")
+        let stored = try PersistedState(decoding: try #require(device.storage.bytes))
+        #expect(stored.entry?.failures == 0)
+        #expect(stored.controller.countdownEnd != nil, "the countdown is written: a restart resumes it")
+    }
+
+    @Test("the same device on a durable medium opens code entry and checks the code")
+    func durableStateOpensEntry() throws {
+        var device = KeypadDevice()
+        device.tap(.button, at: kt(1))
+        device.type("1111#", at: kt(3))
+        device.stop(at: kt(40))
+        var loop = loop(device, source: device.source, verifier: ScriptedVerifier([.exited(code: 0)]))
+        try loop.run()
+        #expect(loop.display.screen(at: kt(2)) == ["Code: ________", "Resend (60)"])
+        #expect(loop.verifier.failuresOnDiskAtStart.count == 1)
     }
 }
 

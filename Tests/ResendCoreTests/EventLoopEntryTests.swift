@@ -43,9 +43,9 @@ struct FailingSource: EventSource {
     }
 }
 
-typealias EntryEnvironment<Source: EventSource> = TestEnvironment<
-    Source, FrameLog, RecordingLED, RecordingLED, ManualClock, EventRecorder, ScriptedCommandRunner, ScriptedVerifier,
-    MemoryStateStorage, ManualWallClock
+typealias EntryEnvironment<Source: EventSource> = LoopEnvironment<
+    Source, FrameLog, RecordingLED, ScriptedCommandRunner, ScriptedVerifier, ManualClock, ManualWallClock, EventRecorder, MemoryStateStorage,
+    NoRandomSource
 >
 typealias TestEntryLoop<Source: EventSource> = EventLoop<EntryEnvironment<Source>>
 
@@ -95,8 +95,9 @@ struct KeypadDevice {
             controller: ResendController(config: ControllerConfig(duration: .seconds(60), layout: layout, hasSendCommand: true)),
             entry: CodeEntry(config: entry))
         let environment = EntryEnvironment(
-            source: source, display: FrameLog(), led: led, strike: output, clock: clock, observer: EventRecorder(),
-            sender: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verifier: verifier, store: storage, wallClock: wall)
+            source: source, display: FrameLog(), outputs: Outputs(led: led, strike: output),
+            commands: Commands(send: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verify: verifier), clock: clock, wallClock: wall,
+            observer: EventRecorder(), store: storage)
         return EventLoop(environment: environment, coordinator: pad)
     }
 }
@@ -194,9 +195,9 @@ struct EventLoopEntryTests {
         source.schedule(.stop, at: kt(20))
         let pad = DeviceCoordinator(
             controller: ResendController(config: ControllerConfig(duration: .seconds(60))), entry: CodeEntry(config: EntryConfig()))
-        let environment = TestEnvironment(
-            source: source, display: FrameLog(), led: NoLED(), strike: NoStrike(), clock: clock, observer: EventRecorder(),
-            sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: NoStateStorage?.none, wallClock: NoWallClock())
+        let environment = LoopEnvironment(
+            source: source, display: FrameLog(), outputs: .none, commands: .none, clock: clock, wallClock: NoWallClock(), observer: EventRecorder(),
+            store: NoStateStorage?.none)
         var loop = EventLoop(environment: environment, coordinator: pad)
         try loop.run()
         #expect(loop.display.screen(at: kt(12)) == ["Check failed", "Resend (50)"])

@@ -23,10 +23,9 @@ struct EventLoopPathsTests {
             ? DeviceCoordinator(controller: controller, entry: CodeEntry(config: EntryConfig()), keys: keys)
             : DeviceCoordinator(controller: controller, keys: keys)
         let environment = EntryEnvironment(
-            source: source, display: FrameLog(), led: RecordingLED(clock: clock), strike: RecordingLED(clock: clock), clock: clock,
-            observer: EventRecorder(), sender: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]),
-            verifier: ScriptedVerifier([.exited(code: 0)]), store: MemoryStateStorage(),
-            wallClock: ManualWallClock(wallStart, following: clock))
+            source: source, display: FrameLog(), outputs: Outputs(led: RecordingLED(clock: clock), strike: RecordingLED(clock: clock)),
+            commands: Commands(send: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verify: ScriptedVerifier([.exited(code: 0)])),
+            clock: clock, wallClock: ManualWallClock(wallStart, following: clock), observer: EventRecorder(), store: MemoryStateStorage())
         return EventLoop(environment: environment, coordinator: coordinator)
     }
 

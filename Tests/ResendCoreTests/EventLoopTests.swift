@@ -72,15 +72,15 @@ private func press(at t: Instant, bounces: Int = 1) -> [(Instant, LoopInput)] {
     return result
 }
 
-private typealias ButtonEnvironment = TestEnvironment<
-    ScriptedSource, RecordingDisplay, FlakyLED, NoStrike, TestClock, EventRecorder, NoCommandRunner, NoCodeVerifier, NoStateStorage, NoWallClock
+private typealias ButtonEnvironment = LoopEnvironment<
+    ScriptedSource, RecordingDisplay, FlakyLED, NoCommandRunner, NoCodeVerifier, TestClock, NoWallClock, EventRecorder, NoStateStorage, NoRandomSource
 >
 
 private func makeLoop(inputs: [(Instant, LoopInput)], duration: Int64 = 5, led: FlakyLED = FlakyLED()) -> EventLoop<ButtonEnvironment> {
     let clock = TestClock()
     let environment = ButtonEnvironment(
-        source: ScriptedSource(clock: clock, inputs: inputs), display: RecordingDisplay(), led: led, strike: NoStrike(), clock: clock,
-        observer: EventRecorder(), sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: nil, wallClock: NoWallClock())
+        source: ScriptedSource(clock: clock, inputs: inputs), display: RecordingDisplay(), outputs: Outputs(led: led), commands: .none, clock: clock,
+        wallClock: NoWallClock(), observer: EventRecorder(), store: nil)
     return EventLoop(
         environment: environment,
         coordinator: buttonCoordinator(ControllerConfig(duration: .seconds(duration)), button: Debouncer(window: .milliseconds(20))))
@@ -109,7 +109,7 @@ struct EventLoopTests {
             #expect(got.0 == want.0, "\(want.1)")
             #expect(got.1 == want.1)
         }
-        #expect(loop.led.states == [true, false, true, false])  // ready, cooldown, ready, stopped
+        #expect(loop.led?.states == [true, false, true, false])  // ready, cooldown, ready, stopped
         // The 8 bounces of the burst are reported once, right after the accepted press.
         let events = loop.observer.events.map(\.1)
         let accepted = try #require(events.firstIndex(of: .controller(.pressAccepted(at: pressInstant))))
@@ -174,7 +174,7 @@ struct EventLoopTests {
         try loop.run()
         #expect(loop.display.shown.last?.1 == ["Stopped", ""])
         #expect(loop.display.shown.last?.0 == t + .seconds(2))
-        #expect(loop.led.states.last == false)
+        #expect(loop.led?.states.last == false)
     }
 
     @Test("the display is serviced once the clock reaches the time it asked for, not before")

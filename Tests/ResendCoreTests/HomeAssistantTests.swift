@@ -3,9 +3,9 @@ import HALMock
 import ResendCore
 import Testing
 
-private typealias PublishingEnvironment = TestEnvironment<
-    VirtualEventSource, FrameLog, RecordingLED, RecordingLED, ManualClock, PublishingObserver<EventRecorder, RecordingPublisher>,
-    ScriptedCommandRunner, ScriptedVerifier, MemoryStateStorage, ManualWallClock
+private typealias PublishingEnvironment = LoopEnvironment<
+    VirtualEventSource, FrameLog, RecordingLED, ScriptedCommandRunner, ScriptedVerifier, ManualClock, ManualWallClock,
+    PublishingObserver<EventRecorder, RecordingPublisher>, MemoryStateStorage, NoRandomSource
 >
 
 private let topics = HomeAssistantTopics(
@@ -19,8 +19,9 @@ extension KeypadDevice {
             entry: CodeEntry(config: entry))
         let observer = PublishingObserver(inner: EventRecorder(), publisher: publisher, topics: topics, hasSendCommand: true)
         let environment = PublishingEnvironment(
-            source: source, display: FrameLog(), led: led, strike: output, clock: clock, observer: observer,
-            sender: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verifier: verifier, store: storage, wallClock: wall)
+            source: source, display: FrameLog(), outputs: Outputs(led: led, strike: output),
+            commands: Commands(send: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verify: verifier), clock: clock, wallClock: wall,
+            observer: observer, store: storage)
         return EventLoop(environment: environment, coordinator: pad)
     }
 
@@ -206,28 +207,12 @@ struct HomeAssistantTests {
         #expect(messages.allSatisfy { $0.retained })
     }
 
-    @Test(
-        "migration: a retained message of the other form on this device's topics is emptied, then this form's discovery follows (Home Assistant removes what the empty payload names); empty ones and other devices' are ignored"
-    )
+    @Test("migration: the cleanup of the other form is empty retained payloads on each of its topics of this device")
     func migration() {
-        #expect(topics.staleDiscoveryFilter == "homeassistant/+/rb_door/+/config")
-        let old = topics.request(topic: "homeassistant/sensor/rb_door/seconds_left/config", payload: Array("{\"name\":\"Seconds left\"}".utf8))
-        #expect(
-            old
-                == .clearDiscovery(
-                    [BrokerMessage(topic: "homeassistant/sensor/rb_door/seconds_left/config", text: "", retained: true)] + topics.discoveryMessages))
-        #expect(topics.request(topic: "homeassistant/sensor/rb_door/seconds_left/config", payload: []) == .ignored)
-        #expect(topics.request(topic: "homeassistant/sensor/rb_other/seconds_left/config", payload: Array("{}".utf8)) == .ignored)
-        var entityMode = topics
-        entityMode.discovery = .entity
-        #expect(entityMode.staleDiscoveryFilter == "homeassistant/device/rb_door/config")
-        guard case .clearDiscovery(let messages) = entityMode.request(topic: "homeassistant/device/rb_door/config", payload: Array("{}".utf8)) else {
-            Issue.record("the device message was not cleared")
-            return
-        }
-        #expect(messages.first == BrokerMessage(topic: "homeassistant/device/rb_door/config", text: "", retained: true))
-        #expect(messages.count == 13)
-        #expect(entityMode.request(topic: "homeassistant/sensor/rb_door/seconds_left/config", payload: Array("{}".utf8)) == .ignored)
+        let fromEntity = topics.discoveryCleanup(from: .entity)
+        #expect(fromEntity.count == 12 && fromEntity.allSatisfy { $0.retained && $0.payload.isEmpty })
+        #expect(fromEntity.map { $0.topic }.contains("homeassistant/sensor/rb_door/seconds_left/config"))
+        #expect(topics.discoveryCleanup(from: .device) == [BrokerMessage(topic: "homeassistant/device/rb_door/config", text: "", retained: true)])
     }
 
     @Test("a device name with spaces and quotes: escaped in JSON; the entity ids use its slug")

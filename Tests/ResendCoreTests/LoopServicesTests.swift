@@ -81,14 +81,14 @@ private func pressAt(_ seconds: Int64) -> [(Instant, LoopInput)] {
     ]
 }
 
-private typealias ServicesEnvironment = TestEnvironment<
-    Source, FrameLog, NoLED, NoStrike, Clock, EventRecorder, Runner, NoCodeVerifier, Storage, Wall
+private typealias ServicesEnvironment = LoopEnvironment<
+    Source, FrameLog, NoLine, Runner, NoCodeVerifier, Clock, Wall, EventRecorder, Storage, NoRandomSource
 >
 
 private func makeLoop(runner: Runner, storage: Storage, clock: Clock = Clock(), wall: Wall = Wall()) -> EventLoop<ServicesEnvironment> {
     let environment = ServicesEnvironment(
-        source: Source(clock: clock, inputs: pressAt(1)), display: FrameLog(), led: NoLED(), strike: NoStrike(), clock: clock,
-        observer: EventRecorder(), sender: runner, verifier: NoCodeVerifier(), store: storage, wallClock: wall)
+        source: Source(clock: clock, inputs: pressAt(1)), display: FrameLog(), outputs: .none, commands: .send(runner), clock: clock, wallClock: wall,
+        observer: EventRecorder(), store: storage)
     return EventLoop(
         environment: environment,
         coordinator: buttonCoordinator(

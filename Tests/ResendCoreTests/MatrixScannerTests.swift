@@ -200,7 +200,7 @@ struct MatrixScannerTests {
         try bench.run(until: benchTime(24))
         #expect(bench.typed.map(\.key) == [.digit3])
         #expect(bench.typed.first?.at == benchTime(24), "20 ms after the last bounce")
-        #expect(bench.keys.suppressedEdges == 4)
+        #expect(bench.keys.suppressedEdges(of: .digit3) == 4)
     }
 
     @Test func bounceOnOneKeyDoesNotDelayAnother() throws {

@@ -137,9 +137,8 @@ private final class StuckStorage: StateStorage {
     func moveAside() throws(HALError) -> String { throw StuckStorage.failure }
 }
 
-private typealias ButtonEnvironment<Store: StateStorage> = TestEnvironment<
-    VirtualEventSource, FrameLog, NoLED, NoStrike, ManualClock, EventRecorder, ScriptedCommandRunner, NoCodeVerifier, Store,
-    ManualWallClock
+private typealias ButtonEnvironment<Store: StateStorage> = LoopEnvironment<
+    VirtualEventSource, FrameLog, NoLine, ScriptedCommandRunner, NoCodeVerifier, ManualClock, ManualWallClock, EventRecorder, Store, NoRandomSource
 >
 
 /// The single button (no keypad), pressed at 1 s, a 60 s countdown, stopped at 3 s.
@@ -150,9 +149,8 @@ private func buttonLoop<Store: StateStorage>(storage: Store) -> EventLoop<Button
     source.schedule(.key(KeyEvent(.button, .released, at: kt(1.1))), at: kt(1.1))
     source.schedule(.stop, at: kt(3))
     let environment = ButtonEnvironment(
-        source: source, display: FrameLog(), led: NoLED(), strike: NoStrike(), clock: clock, observer: EventRecorder(),
-        sender: ScriptedCommandRunner([.succeeds(after: .milliseconds(500))]), verifier: NoCodeVerifier(), store: storage,
-        wallClock: ManualWallClock(wall0, following: clock))
+        source: source, display: FrameLog(), outputs: .none, commands: .send(ScriptedCommandRunner([.succeeds(after: .milliseconds(500))])),
+        clock: clock, wallClock: ManualWallClock(wall0, following: clock), observer: EventRecorder(), store: storage)
     return EventLoop(
         environment: environment,
         coordinator: buttonCoordinator(

@@ -1,41 +1,7 @@
 import HAL
 import ResendCore
 
-// The event loop's environment for tests, and the recording stand-ins for its ports.
-
-/// A loop environment assembled from whatever parts a test needs (recording fakes, mocks, `No...`
-/// stand-ins).
-public struct TestEnvironment<
-    Source: EventSource, Display: FrameDisplay, LED: OutputLine, Strike: OutputLine, Clock: MonotonicClock,
-    Observer: LoopObserver, Sender: CommandRunner, Verifier: CodeVerifier, Store: StateStorage, Wall: WallClock
->: LoopEnvironment {
-    public var source: Source
-    public var display: Display
-    public var led: LED
-    public var strike: Strike
-    public let clock: Clock
-    public var observer: Observer
-    public var sender: Sender
-    public var verifier: Verifier
-    public var store: Store?
-    public let wallClock: Wall
-
-    public init(
-        source: Source, display: Display, led: LED, strike: Strike, clock: Clock, observer: Observer, sender: Sender,
-        verifier: Verifier, store: Store?, wallClock: Wall
-    ) {
-        self.source = source
-        self.display = display
-        self.led = led
-        self.strike = strike
-        self.clock = clock
-        self.observer = observer
-        self.sender = sender
-        self.verifier = verifier
-        self.store = store
-        self.wallClock = wallClock
-    }
-}
+// The recording stand-ins for the event loop's ports, and its parts under the tests' names.
 
 /// The environment's parts under the names the tests read them by.
 extension EventLoop {
@@ -47,10 +13,10 @@ extension EventLoop {
         get { environment.display }
         set { environment.display = newValue }
     }
-    public var led: Environment.LED { environment.led }
+    public var led: Environment.Line? { environment.outputs.led }
     public var observer: Environment.Observer { environment.observer }
-    public var runner: Environment.Sender { environment.sender }
-    public var verifier: Environment.Verifier { environment.verifier }
+    public var runner: Environment.Sender { environment.commands.send }
+    public var verifier: Environment.Verifier { environment.commands.verify }
     public var store: Environment.Store? { environment.store }
     public var pad: DeviceCoordinator { coordinator }
 }

@@ -44,18 +44,13 @@ struct LCDFrames: FrameDisplay {
     mutating func service(now: Instant) -> [DisplayEvent] { [] }
 }
 
-/// The loop's environment on a microcontroller: the parts below, the state in RAM.
-struct SmokeEnvironment<Source: EventSource, Sender: CommandRunner, Verifier: CodeVerifier>: LoopEnvironment {
-    var source: Source
-    var display: LCDFrames
-    var led = NoLED()
-    var strike = NoStrike()
-    let clock = TickClock()
-    var observer = NoObserver()
-    var sender: Sender
-    var verifier: Verifier
-    var store: RAMStorage?
-    let wallClock = FixedWall()
+/// The loop's environment on a microcontroller: the parts below, no output line, the state in RAM.
+func smokeEnvironment<Source: EventSource, Sender: CommandRunner, Verifier: CodeVerifier, Store: StateStorage>(
+    source: Source, display: LCDFrames, sender: Sender, verifier: Verifier, store: Store?
+) -> LoopEnvironment<Source, LCDFrames, NoLine, Sender, Verifier, TickClock, FixedWall, NoObserver, Store, NoRandomSource> {
+    LoopEnvironment(
+        source: source, display: display, outputs: .none, commands: Commands(send: sender, verify: verifier), clock: TickClock(),
+        wallClock: FixedWall(), observer: NoObserver(), store: store)
 }
 
 /// The single button: a key debouncer whose button has its own debouncer, no code entry.
@@ -66,11 +61,11 @@ func buttonCoordinator(_ config: ControllerConfig) -> DeviceCoordinator {
 }
 
 public func embeddedSmoke() -> Bool {
-    var lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(0x27)!), delay: NullDelay(), geometry: .lcd16x2)
+    var lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(constant: 0x27)), delay: NullDelay(), geometry: .lcd16x2)
     do throws(HALError) { try lcd.initialize() } catch { return false }
     var loop = EventLoop(
-        environment: SmokeEnvironment(
-            source: OneShotSource(), display: LCDFrames(lcd: lcd), sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: nil),
+        environment: smokeEnvironment(
+            source: OneShotSource(), display: LCDFrames(lcd: lcd), sender: NoCommandRunner(), verifier: NoCodeVerifier(), store: RAMStorage?.none),
         coordinator: buttonCoordinator(ControllerConfig(duration: .seconds(60))))
     do throws(HALError) { try loop.run() } catch { return false }
     return loop.environment.display.lcd.port.bus.sent > 0
@@ -97,10 +92,10 @@ struct RAMStorage: StateStorage {
 
 /// The loop with a send command, persistence and the resend policy.
 public func embeddedServicesSmoke() -> Bool {
-    let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(0x27)!), delay: NullDelay(), geometry: .lcd16x2)
+    let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(constant: 0x27)), delay: NullDelay(), geometry: .lcd16x2)
     let policy = ResendPolicy(cooldowns: [.seconds(60), .seconds(120)], cap: ResendPolicy.Cap(maxSends: 3, window: .seconds(3_600)))
     var loop = EventLoop(
-        environment: SmokeEnvironment(
+        environment: smokeEnvironment(
             source: OneShotSource(), display: LCDFrames(lcd: lcd), sender: ImmediateRunner(), verifier: NoCodeVerifier(),
             store: RAMStorage()),
         coordinator: buttonCoordinator(ControllerConfig(duration: .seconds(60), hasSendCommand: true, policy: policy)))
@@ -190,14 +185,14 @@ struct KeySource: EventSource {
 /// The loop with a code entry, a send command, a verify command, an output line and the state (the
 /// `entry` object included) in RAM.
 public func embeddedKeypadLoopSmoke() -> Bool {
-    let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(0x27)!), delay: NullDelay(), geometry: .lcd16x2)
+    let lcd = HD44780(port: PCF8574Backpack(bus: NullBus(), address: I2CAddress(constant: 0x27)), delay: NullDelay(), geometry: .lcd16x2)
     var entryConfig = EntryConfig()
     entryConfig.pulse = .seconds(2)
     let pad = DeviceCoordinator(
         controller: ResendController(config: ControllerConfig(duration: .seconds(60), hasSendCommand: true)),
         entry: CodeEntry(config: entryConfig), bindings: KeyBindings(send: [.a]))
     var loop = EventLoop(
-        environment: SmokeEnvironment(
+        environment: smokeEnvironment(
             source: KeySource(), display: LCDFrames(lcd: lcd), sender: ImmediateRunner(), verifier: ImmediateVerifier(), store: RAMStorage()),
         coordinator: pad)
     do throws(HALError) { try loop.run() } catch { return false }
@@ -223,4 +218,19 @@ public func embeddedMatrixWatchSmoke() -> Bool {
     } catch {
         return false
     }
+}
+
+/// The OLED path: Unifont glyphs rendered and sent damage-only by the SSD130x driver.
+func smokeOLED(hex: [UInt8]) -> Int {
+    guard let font = try? Unifont(parsing: hex, wanted: [0x83B7, 0x41]) else { return -1 }
+    var oled = SSD130x(bus: NullBus(), delay: NullDelay(), address: I2CAddress(constant: 0x3C), controller: .sh1106, maxWriteLength: 32)
+    do throws(HALError) {
+        try oled.render(UnifontText.render(["获A"], font: font))
+        try oled.setFlipped(true)
+        try oled.setContrast(0x40)
+        try oled.setDisplayOn(false)
+    } catch {
+        return -1
+    }
+    return oled.bus.sent
 }

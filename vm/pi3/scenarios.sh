@@ -131,6 +131,8 @@ EOF
   stateFile: "/tmp/glass.state",
   keypad: {
     enabled: true,
+    // the guest's file systems are all in RAM (initramfs, tmpfs): accepted here
+    allowForgetfulState: true,
     backend: "evdev", device: "$KP_DEVICE",
     sendKey: "A",
     entry: { minLength: 4, maxLength: 6, timeoutSeconds: null },

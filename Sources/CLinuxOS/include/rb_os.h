@@ -122,4 +122,12 @@ const char *rb_errno_name(int error);
 /// exists. EINVAL or ENOSYS when the file system or kernel cannot do it (the caller falls back).
 int rb_rename_noreplace(const char *from, const char *to);
 
+/// statfs(2)'s f_type of the file system holding `path` (a magic number of <linux/magic.h>, as an
+/// unsigned 32-bit value), or -1 with errno.
+long long rb_statfs_type(const char *path);
+
+/// stat(2)'s st_dev of `path` as (major << 32) | minor (the `major:minor` of
+/// /proc/self/mountinfo), or -1 with errno.
+long long rb_stat_device(const char *path);
+
 #endif

@@ -45,6 +45,8 @@ public func runConfigCommand(_ arguments: [String], console: Console) throws(Exi
         if config.lcd.address == .auto {
             throw ExitError(.config, "\(path): lcd.address: \"auto\" is for 'resend-button check' only: " + autoAddressRefusal)
         }
+        // An OLED's texts against its font's glyphs and the glass's width.
+        _ = try config.loadOLEDFont(source: path) { console.readText($0, DeviceConfig.Display.maximumFontSize, "a font file") }
         console.out("\(path): OK; \(config.summary)")
         // Valid, but the door would be open while the Pi boots: a warning, still exit 0.
         if let warning = outputResetPullWarning(config.keypad) {
