@@ -248,6 +248,9 @@ public final class MQTTClient: MessagePublisher {
         return out + reportState()
     }
 
+    /// An empty retained message (which deletes the broker's retained message on its topic) goes
+    /// out in order with the retained messages and is forgotten once sent: kept, it would delete
+    /// the topic again after every connection.
     public func publish(_ message: BrokerMessage) {
         if message.retained {
             if let index = retained.firstIndex(where: { $0.topic == message.topic }) {
@@ -416,6 +419,7 @@ public final class MQTTClient: MessagePublisher {
                 unsentRetained.removeFirst()
                 guard let kept = retained.first(where: { $0.topic == topic }) else { continue }
                 message = kept
+                if kept.payload.isEmpty { retained.removeAll { $0.topic == topic } }
             } else if !events.isEmpty {
                 message = events.removeFirst()
             } else {

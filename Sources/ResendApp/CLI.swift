@@ -3,9 +3,6 @@ import ResendConfig
 import ResendCore
 import ResendSimulator
 
-/// The program's version, printed by `--version`.
-public let programVersion = "0.1.0"
-
 /// Where the CLI writes: injected so tests can run commands and read what a user would see.
 public struct Console {
     public var out: (String) -> Void

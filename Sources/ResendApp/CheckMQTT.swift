@@ -11,7 +11,7 @@ func mqttCheck(_ options: CheckOptions, limit: TimeSpan = .seconds(5)) -> [Check
     guard options.config.mqtt.enabled else { return [] }
     let setup: MQTTSetup
     do throws(ExitError) {
-        setup = try MQTTSetup(options.config.mqtt, command: "check")
+        setup = try MQTTSetup(options.config, stateFile: nil, command: "check")
     } catch {
         return [.problem(error.code, error.message)]
     }

@@ -40,7 +40,7 @@ func paddingClockHz(configured: Int?) -> Int {
 public func runDevice(_ options: RunOptions, console: Console, notifier: SystemdNotifier = .fromProcessEnvironment()) throws(ExitError) {
     try checkStatePath(options.config.stateFile, command: "run", fromFlag: options.stateFileFromFlag, configPath: options.configPath)
     try checkStateFormat(options.config.stateFile, keypad: options.config.keypad.enabled, command: "run")
-    let mqttSetup = options.config.mqtt.enabled ? try MQTTSetup(options.config.mqtt, command: "run") : nil
+    let mqttSetup = options.config.mqtt.enabled ? try MQTTSetup(options.config, stateFile: options.config.stateFile, command: "run") : nil
     // An OLED's glyphs, read once before the hardware (exit 78 for a missing or short font).
     let font = try options.config.loadOLEDFont(source: options.configPath, read: DeviceConfig.readFontFile)
     let hardware = try acquireHardware(options, facts: StartupFacts.gather())

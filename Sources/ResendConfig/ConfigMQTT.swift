@@ -21,10 +21,15 @@ extension DeviceConfig {
         public var username: String? = nil
         /// `mqtt.passwordFile`: the password's file (its first line); nil: no password.
         public var passwordFile: String? = nil
-        /// `mqtt.clientId`: nil: `resend-button-<hostname>`.
+        /// `mqtt.clientId`: nil: `resend-button-<device id>` (docs/mqtt.md, identity).
         public var clientId: String? = nil
-        /// `mqtt.baseTopic`: nil: `resend-button/<hostname>`.
+        /// `mqtt.baseTopic`: nil: `resend-button/<device id>`, or what this installation used first.
         public var baseTopic: String? = nil
+        /// `mqtt.deviceName`: the device's name in Home Assistant; nil: the host name.
+        public var deviceName: String? = nil
+        /// `mqtt.discovery`: "device" (one discovery message, Home Assistant 2024.11 and later) or
+        /// "entity" (one per entity, any Home Assistant).
+        public var discovery = DiscoveryMode.device
         /// `mqtt.discoveryPrefix`: Home Assistant's discovery prefix.
         public var discoveryPrefix = "homeassistant"
         /// `mqtt.keepaliveSeconds`: the MQTT keepalive; an idle device wakes once per period.
@@ -76,6 +81,17 @@ extension DeviceConfig {
         }
         mqtt.baseTopic = readTopic(section, "baseTopic", reader: reader)
         if let prefix = readTopic(section, "discoveryPrefix", reader: reader) { mqtt.discoveryPrefix = prefix }
+        if let name = section.optionalString("deviceName", what: "the device's name in Home Assistant", allowEmpty: false) {
+            if HomeAssistantTopics.isValidName(name) {
+                mqtt.deviceName = name
+            } else {
+                reader.report(
+                    section.keyPath("deviceName"),
+                    "\(jsonString(name)) is not a device name; allowed: 1 to 64 characters without control characters, not starting or ending with a space"
+                )
+            }
+        }
+        if let mode = section.choice("discovery", options: DiscoveryMode.allCases.map { ($0.rawValue, $0) }) { mqtt.discovery = mode }
         if let seconds = section.integer("keepaliveSeconds", range: MQTT.keepaliveRange, unit: "whole seconds") {
             mqtt.keepaliveSeconds = seconds
         }

@@ -1,34 +1,87 @@
 import HAL
 
+/// What Home Assistant is told about the panel: its kind, hardware and version, and which parts
+/// of it exist (each entity only where the configuration has the feature). Never the code, its
+/// length or anything secret.
+public struct HomeAssistantPanel: Hashable, Sendable {
+    /// The device's model, naming the panel's kind ("Resend button", "Resend button with keypad").
+    public var model: String
+    /// The hardware version: the display and the keypad ("LCD 16x2, PCF8574 0x27; keypad 4x3 matrix").
+    public var hardware: String
+    public var softwareVersion: String
+    /// The resend policy caps the sends (a "Sends left" sensor).
+    public var sendCap: Bool
+    /// A code-entry keypad (Entry and Lockout time left sensors).
+    public var keypad: Bool
+    /// The keypad limits wrong codes (an "Attempts left" sensor).
+    public var attemptLimit: Bool
+
+    public init(
+        model: String = "Resend button", hardware: String = "", softwareVersion: String = "", sendCap: Bool = false, keypad: Bool = false,
+        attemptLimit: Bool = false
+    ) {
+        self.model = model
+        self.hardware = hardware
+        self.softwareVersion = softwareVersion
+        self.sendCap = sendCap
+        self.keypad = keypad
+        self.attemptLimit = attemptLimit
+    }
+}
+
+/// How the panel announces itself to Home Assistant: one device message
+/// (`<prefix>/device/<node>/config`, Home Assistant 2024.11 and later) or one message per entity
+/// (`<prefix>/<component>/<node>/<object>/config`, any Home Assistant).
+public enum DiscoveryMode: String, Hashable, Sendable, CaseIterable {
+    case device
+    case entity
+}
+
 /// The device's MQTT topics and Home Assistant discovery (docs/mqtt.md):
 ///
 /// - `<base>/availability`: retained `online`/`offline`; the last will says `offline`.
 /// - `<base>/state`: retained JSON (`DeviceStatus.json`).
 /// - `<base>/event`: not retained, `{"event_type":"code_sent"}` (`eventTypes`).
 /// - `<base>/command`: `send`; `open` and `reset_lockout` only where allowed.
-/// - `<discoveryPrefix>/<component>/<node>/<object>/config`: retained discovery of one device
-///   with an event entity, a sensor of the seconds left, a binary sensor of the lockout and a
-///   button "Send code"; published again when `<discoveryPrefix>/status` says `online`.
+/// - `<discoveryPrefix>/device/<node>/config` (device-based discovery, the default) or
+///   `<discoveryPrefix>/<component>/<node>/<object>/config` (one per entity): retained discovery
+///   of one device with the entities of `entities`; published again when
+///   `<discoveryPrefix>/status` says `online`.
 ///
 /// Topics are checked by the configuration (`isValidTopic`): no wildcards, quotes, backslashes,
 /// spaces or control characters, so they go into JSON as they are.
 public struct HomeAssistantTopics: Hashable, Sendable {
     public let base: String
     public let discoveryPrefix: String
-    /// The device's name in Home Assistant (the host name).
+    /// The device's name in Home Assistant (`mqtt.deviceName`, by default the host name).
     public let deviceName: String
     public var allowOpen: Bool
     public var allowResetLockout: Bool
+    public var panel: HomeAssistantPanel
+    public var discovery: DiscoveryMode
 
-    public init(base: String, discoveryPrefix: String, deviceName: String, allowOpen: Bool = false, allowResetLockout: Bool = false) {
+    public init(
+        base: String, discoveryPrefix: String, deviceName: String, allowOpen: Bool = false, allowResetLockout: Bool = false,
+        panel: HomeAssistantPanel = HomeAssistantPanel(), discovery: DiscoveryMode = .device
+    ) {
         precondition(
-            Self.isValidTopic(base) && Self.isValidTopic(discoveryPrefix) && Self.isValidTopic(deviceName),
+            Self.isValidTopic(base) && Self.isValidTopic(discoveryPrefix) && Self.isValidName(deviceName),
             "HomeAssistantTopics: invalid topic or name")
         self.base = base
         self.discoveryPrefix = discoveryPrefix
         self.deviceName = deviceName
         self.allowOpen = allowOpen
         self.allowResetLockout = allowResetLockout
+        self.panel = panel
+        self.discovery = discovery
+    }
+
+    /// A device name: 1-64 printable characters (spaces and any script allowed), no control
+    /// characters, not starting or ending with a space.
+    public static func isValidName(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
+        guard !scalars.isEmpty, scalars.count <= 64, scalars.first != " ", scalars.last != " " else { return false }
+        return scalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F && !($0.value >= 0x80 && $0.value < 0xA0) }
     }
 
     /// A topic (or name) this program publishes to: 1-200 printable ASCII characters without
@@ -92,31 +145,155 @@ public struct HomeAssistantTopics: Hashable, Sendable {
         BrokerMessage(topic: event, text: "{\"event_type\":\"" + type + "\"}", retained: false)
     }
 
-    /// The discovery messages (retained), one per entity.
-    public var discoveryMessages: [BrokerMessage] {
-        let node = nodeID
-        let device =
-            "\"device\":{\"identifiers\":[\"" + node + "\"],\"name\":\"" + deviceName
-            + "\",\"manufacturer\":\"ResendButton\",\"model\":\"ResendButton\"}"
-        let common = "\"availability_topic\":\"" + availability + "\"," + device
-        func config(_ component: String, _ object: String, _ fields: String) -> BrokerMessage {
-            BrokerMessage(
-                topic: discoveryPrefix + "/" + component + "/" + node + "/" + object + "/config",
-                text: "{" + fields + ",\"unique_id\":\"" + node + "_" + object + "\"," + common + "}", retained: true)
+    /// One entity of the panel in Home Assistant.
+    public struct Entity: Hashable, Sendable {
+        public var component: String
+        public var object: String
+        /// The entity's own keys (JSON members without braces), its ids apart.
+        public var fields: String
+        /// Whether the configuration has this part of the panel.
+        public var included: Bool
+    }
+
+    /// Every entity the panel can have, `included` where the configuration has it.
+    public var entities: [Entity] {
+        func list(_ items: [String]) -> String { "[" + items.map { "\"" + $0 + "\"" }.joined(separator: ",") + "]" }
+        func fromState(_ key: String) -> String { "\"state_topic\":\"" + state + "\",\"value_template\":\"{{ value_json." + key + " }}\"" }
+        func onOff(_ key: String) -> String {
+            "\"state_topic\":\"" + state + "\",\"value_template\":\"{{ 'ON' if value_json." + key + " else 'OFF' }}\""
         }
-        let types = Self.eventTypes.map { "\"" + $0 + "\"" }.joined(separator: ",")
+        func button(_ name: String, _ payload: String, _ icon: String) -> String {
+            "\"name\":\"" + name + "\",\"command_topic\":\"" + command + "\",\"payload_press\":\"" + payload + "\",\"icon\":\"" + icon + "\""
+        }
+        let statuses = ["ready", "sending", "cooldown", "failed", "locked_out", "stopped"]
+        let entries = ["idle", "entering", "verifying", "accepted", "locked_out", "expired", "stopped"]
+        let seconds = ",\"device_class\":\"duration\",\"unit_of_measurement\":\"s\""
         return [
-            config("event", "event", "\"name\":\"Event\",\"state_topic\":\"" + event + "\",\"event_types\":[" + types + "]"),
-            config(
-                "sensor", "seconds_left",
-                "\"name\":\"Seconds left\",\"state_topic\":\"" + state
-                    + "\",\"value_template\":\"{{ value_json.seconds_left }}\",\"unit_of_measurement\":\"s\""),
-            config(
-                "binary_sensor", "lockout",
-                "\"name\":\"Lockout\",\"state_topic\":\"" + state
-                    + "\",\"value_template\":\"{{ 'ON' if value_json.lockout else 'OFF' }}\""),
-            config("button", "send", "\"name\":\"Send code\",\"command_topic\":\"" + command + "\",\"payload_press\":\"send\""),
+            Entity(
+                component: "event", object: "event",
+                fields: "\"name\":\"Event\",\"state_topic\":\"" + event + "\",\"event_types\":" + list(Self.eventTypes)
+                    + ",\"icon\":\"mdi:bell-ring\"",
+                included: true),
+            Entity(component: "button", object: "send", fields: button("Send code", "send", "mdi:send"), included: true),
+            Entity(component: "button", object: "open", fields: button("Open door", "open", "mdi:door-open"), included: allowOpen),
+            Entity(
+                component: "button", object: "reset_lockout",
+                fields: button("Reset lockout", "reset_lockout", "mdi:lock-reset") + ",\"entity_category\":\"config\"", included: allowResetLockout),
+            Entity(
+                component: "sensor", object: "status",
+                fields: "\"name\":\"Status\"," + fromState("status") + ",\"device_class\":\"enum\",\"options\":" + list(statuses)
+                    + ",\"icon\":\"mdi:message-processing\"",
+                included: true),
+            Entity(
+                component: "sensor", object: "seconds_left",
+                fields: "\"name\":\"Seconds left\"," + fromState("seconds_left") + seconds + ",\"icon\":\"mdi:timer-sand\"", included: true),
+            Entity(
+                component: "binary_sensor", object: "lockout", fields: "\"name\":\"Lockout\"," + onOff("lockout") + ",\"icon\":\"mdi:lock-clock\"",
+                included: true),
+            Entity(
+                component: "sensor", object: "sends_left", fields: "\"name\":\"Sends left\"," + fromState("sends_left") + ",\"icon\":\"mdi:counter\"",
+                included: panel.sendCap),
+            Entity(
+                component: "sensor", object: "entry",
+                fields: "\"name\":\"Entry\"," + fromState("entry") + ",\"device_class\":\"enum\",\"options\":" + list(entries)
+                    + ",\"icon\":\"mdi:dialpad\"",
+                included: panel.keypad),
+            Entity(
+                component: "sensor", object: "attempts_left",
+                fields: "\"name\":\"Attempts left\"," + fromState("attempts_left") + ",\"icon\":\"mdi:numeric\"",
+                included: panel.keypad && panel.attemptLimit),
+            Entity(
+                component: "sensor", object: "lockout_seconds_left",
+                fields: "\"name\":\"Lockout time left\"," + fromState("lockout_seconds_left") + seconds + ",\"icon\":\"mdi:timer-lock\"",
+                included: panel.keypad),
+            Entity(
+                component: "binary_sensor", object: "display",
+                fields: "\"name\":\"Display\"," + onOff("display_online") + ",\"device_class\":\"connectivity\",\"entity_category\":\"diagnostic\"",
+                included: true),
         ]
+    }
+
+    /// The device topic of device-based discovery.
+    public var deviceDiscoveryTopic: String { discoveryPrefix + "/device/" + nodeID + "/config" }
+
+    public func entityDiscoveryTopic(_ entity: Entity) -> String {
+        discoveryPrefix + "/" + entity.component + "/" + nodeID + "/" + entity.object + "/config"
+    }
+
+    /// The entity id Home Assistant is asked for, without its component: the device name's slug
+    /// (lowercase letters and digits, runs of anything else as one `_`), `_`, the object.
+    public func objectID(_ entity: Entity) -> String {
+        var slug = ""
+        for scalar in deviceName.lowercased().unicodeScalars {
+            if (scalar >= "a" && scalar <= "z") || (scalar >= "0" && scalar <= "9") {
+                slug.unicodeScalars.append(scalar)
+            } else if !slug.isEmpty && !slug.hasSuffix("_") {
+                slug += "_"
+            }
+        }
+        while slug.hasSuffix("_") { slug.removeLast() }
+        return (slug.isEmpty ? "resend_button" : slug) + "_" + entity.object
+    }
+
+    /// unique_id, and the entity id asked for both ways: `object_id` (Home Assistant before
+    /// 2025.10) and `default_entity_id` (2025.10 and later).
+    private func ids(_ entity: Entity) -> String {
+        let object = objectID(entity)
+        return ",\"unique_id\":\"" + nodeID + "_" + entity.object + "\",\"object_id\":\"" + object + "\",\"default_entity_id\":\"" + entity.component
+            + "." + object + "\""
+    }
+
+    /// Device info and origin, JSON members without braces.
+    private var deviceInfo: String {
+        var device =
+            "\"identifiers\":[\"" + nodeID + "\"],\"name\":\"" + jsonEscaped(deviceName) + "\",\"manufacturer\":\"ResendButton\",\"model\":\""
+            + jsonEscaped(panel.model) + "\""
+        if !panel.softwareVersion.isEmpty { device += ",\"sw_version\":\"" + jsonEscaped(panel.softwareVersion) + "\"" }
+        if !panel.hardware.isEmpty { device += ",\"hw_version\":\"" + jsonEscaped(panel.hardware) + "\"" }
+        return device
+    }
+
+    private var origin: String {
+        "\"name\":\"ResendButton\"" + (panel.softwareVersion.isEmpty ? "" : ",\"sw_version\":\"" + jsonEscaped(panel.softwareVersion) + "\"")
+    }
+
+    /// The discovery messages, all retained. Device mode: the device message with every included
+    /// entity and, for each part the configuration lacks, only its platform (which removes it).
+    /// Entity mode: one message per included entity and an empty one for each left out.
+    public var discoveryMessages: [BrokerMessage] {
+        let all = entities
+        switch discovery {
+        case .device:
+            let components = all.map { entity in
+                "\"" + entity.object + "\":{\"platform\":\"" + entity.component + "\"" + (entity.included ? "," + entity.fields + ids(entity) : "")
+                    + "}"
+            }
+            let text =
+                "{\"dev\":{" + deviceInfo + "},\"o\":{" + origin + "},\"availability_topic\":\"" + availability + "\",\"cmps\":{"
+                + components.joined(separator: ",") + "}}"
+            return [BrokerMessage(topic: deviceDiscoveryTopic, text: text, retained: true)]
+        case .entity:
+            return all.map { entity in
+                let text =
+                    entity.included
+                    ? "{" + entity.fields + ids(entity) + ",\"availability_topic\":\"" + availability + "\",\"device\":{" + deviceInfo
+                        + "},\"origin\":{"
+                        + origin + "}}" : ""
+                return BrokerMessage(topic: entityDiscoveryTopic(entity), text: text, retained: true)
+            }
+        }
+    }
+
+    /// Empty retained payloads on every topic of `other`'s discovery form for this device: they
+    /// remove from the broker (and Home Assistant) what an earlier version or the other mode
+    /// left, so no entity is there twice. Published once, before this form's discovery (Home
+    /// Assistant removes what an empty payload names, and the discovery that follows adds it
+    /// back under the same unique ids).
+    public func discoveryCleanup(from other: DiscoveryMode) -> [BrokerMessage] {
+        switch other {
+        case .device: return [BrokerMessage(topic: deviceDiscoveryTopic, text: "", retained: true)]
+        case .entity: return entities.map { BrokerMessage(topic: entityDiscoveryTopic($0), text: "", retained: true) }
+        }
     }
 
     /// What a received message asks for.
@@ -197,4 +374,15 @@ public struct PublishingObserver<Inner: LoopObserver, Publisher: MessagePublishe
         status = shown
         publisher.publish(topics.stateMessage(shown))
     }
+}
+
+/// Text from the configuration inside a JSON string: quotes and backslashes escaped (control
+/// characters are refused by `isValidName`).
+func jsonEscaped(_ text: String) -> String {
+    var out = ""
+    for character in text {
+        if character == "\"" || character == "\\" { out.append("\\") }
+        out.append(character)
+    }
+    return out
 }

@@ -94,7 +94,8 @@ public struct SimulateOptions: Sendable {
             guard options.headless && options.services.realtime else {
                 throw ExitError(.usage, "simulate: mqtt.enabled in the configuration needs --headless --realtime (a real broker runs on real time)")
             }
-            options.services.mqtt = try MQTTSetup(config.mqtt, command: "simulate")
+            options.services.mqtt = try MQTTSetup(
+                config, stateFile: options.services.stateFile, command: "simulate", machineIDFile: options.services.machineIDFile)
         }
         _ = try options.services.controllerConfig(options.settings, command: "simulate")
         try options.services.checkKeypad(options.settings, command: "simulate")

@@ -50,6 +50,8 @@ public struct SimulationServices: Sendable {
     /// The configuration file's `mqtt` section when `mqtt.enabled` (headless real time only):
     /// the simulated device publishes through a real MQTT client.
     var mqtt: MQTTSetup?
+    /// Where the MQTT identity's machine id is read (`--machine-id-file`).
+    var machineIDFile = MQTTIdentity.machineIDFile
 
     public static let defaultSendTimeoutSeconds = 10
     public static let sendTimeoutRange = 1...3_600
@@ -78,6 +80,9 @@ public struct SimulationServices: Sendable {
         OptionSpec(
             "state-file", value: "PATH",
             help: "persist the countdown in PATH (atomically) and resume it at start; an unreadable file is moved to PATH.corrupt-N"),
+        OptionSpec(
+            "machine-id-file", value: "PATH",
+            help: "MQTT: take the machine id from PATH instead of /etc/machine-id (another panel's identity, docs/mqtt.md)"),
         OptionSpec(
             "send-command", value: "ARGV", help: "run this command on each press (split on spaces, no shell; with --headless it needs --realtime)"),
         OptionSpec(
@@ -116,6 +121,7 @@ public struct SimulationServices: Sendable {
         services.keypad = keypad
         services.stateFile = arguments.value("state-file")
         services.picturePath = arguments.value("picture")
+        services.machineIDFile = arguments.value("machine-id-file") ?? MQTTIdentity.machineIDFile
         services.realtime = arguments.has("realtime")
         if services.realtime && !headless {
             throw ExitError(.usage, "\(command): --realtime needs --headless (the interactive simulator always runs on real time)")

@@ -51,8 +51,12 @@ recorded() {
     recorded "availability online, retained"
 }
 
-@test "MQTT: discovery: event, sensor, binary sensor, button" {
-    recorded "discovery: event, sensor, binary sensor, button"
+@test "MQTT: discovery: one device message with the panel's entities" {
+    recorded "discovery: one device message with the panel's entities"
+}
+
+@test "MQTT: discovery: the per-entity topics emptied (none with a payload)" {
+    recorded "discovery: the per-entity topics emptied (none with a payload)"
 }
 
 @test "MQTT: state JSON retained, every documented key" {

@@ -117,7 +117,7 @@ struct ConfigFileTests {
         }
         collect(tree, [])
         let schema = DeviceConfig.schema.map(\.path)
-        #expect(schema.count == 133)
+        #expect(schema.count == 135)
         for key in schema {
             #expect(present.contains(key), "the example lacks \(key)")
         }

@@ -102,3 +102,77 @@ struct MQTTConfigTests {
         }
     }
 }
+
+@Suite("MQTT identity: the machine's device id for the defaults, an upgraded installation keeping its topics")
+struct MQTTIdentityTests {
+    @Test(
+        "a fresh installation: base topic and client id from the machine id (never the machine id itself), remembered beside the state file; the host name is only the display name"
+    )
+    func fresh() throws {
+        let directory = StateDirectory()
+        directory.write("machine-id", "3d1219c7c4c5404aaa1f6d2a48adfda4\n")
+        var config = DeviceConfig()
+        config.mqtt.enabled = true
+        let setup = try MQTTSetup(
+            config, stateFile: directory.path + "/state.json", command: "run", machineIDFile: directory.path + "/machine-id")
+        #expect(setup.topics.base == "resend-button/2a609fa777ed")
+        #expect(setup.settings.clientID == "resend-button-2a609fa777ed")
+        #expect(setup.topics.nodeID == "resend-button_2a609fa777ed")
+        #expect(setup.identityNote == nil)
+        #expect(!setup.topics.deviceName.contains("2a609fa777ed"))
+        #expect(directory.read("mqtt-identity") == "baseTopic resend-button/2a609fa777ed\nclientId resend-button-2a609fa777ed\ndiscovery device\n")
+        #expect(setup.discoveryCleanup.isEmpty)
+        let everything = setup.topics.discoveryMessages.map { String(decoding: $0.payload, as: UTF8.self) + $0.topic }.joined()
+        #expect(!everything.contains("3d1219c7"))
+    }
+
+    @Test(
+        "an upgrade: a state file from an earlier run and no memory keeps the host-name topics (logged once), and remembers them; later starts keep them"
+    )
+    func upgrade() throws {
+        let directory = StateDirectory()
+        directory.write("machine-id", "3d1219c7c4c5404aaa1f6d2a48adfda4\n")
+        directory.write("state.json", "{}")
+        var config = DeviceConfig()
+        config.mqtt.enabled = true
+        let host = try MQTTSetup(config, stateFile: nil, command: "check").topics.deviceName
+        for start in 1...2 {
+            let setup = try MQTTSetup(
+                config, stateFile: directory.path + "/state.json", command: "run", machineIDFile: directory.path + "/machine-id")
+            #expect(setup.topics.base == "resend-button/" + host)
+            #expect(setup.settings.clientID == "resend-button-" + host)
+            // The first start empties the earlier version's per-entity topics, once.
+            #expect(setup.discoveryCleanup.count == (start == 1 ? 12 : 0))
+        }
+        #expect(directory.read("mqtt-identity") == "baseTopic resend-button/\(host)\nclientId resend-button-\(host)\ndiscovery device\n")
+        // The switch to entity discovery empties the device topic once.
+        config.mqtt.discovery = .entity
+        let switched = try MQTTSetup(
+            config, stateFile: directory.path + "/state.json", command: "run", machineIDFile: directory.path + "/machine-id")
+        #expect(switched.discoveryCleanup.map { $0.topic } == ["homeassistant/device/resend-button_\(host)/config"])
+        config.mqtt.discovery = .device
+        // Configured values win over both.
+        config.mqtt.baseTopic = "home/door"
+        config.mqtt.deviceName = "Front door"
+        let configured = try MQTTSetup(
+            config, stateFile: directory.path + "/state.json", command: "run", machineIDFile: directory.path + "/machine-id")
+        #expect(configured.topics.base == "home/door" && configured.topics.deviceName == "Front door")
+    }
+
+    @Test("the rules: memory first; an earlier run means the host name; else the device id; the host name without a machine id (with a note)")
+    func rules() {
+        #expect(
+            MQTTIdentity.resolve(host: "pi", deviceID: "abc", remembered: .init(baseTopic: "x/y", clientID: "c", discovery: .device), ranBefore: true)
+                .baseTopic == "x/y")
+        #expect(MQTTIdentity.resolve(host: "pi", deviceID: "abc", remembered: nil, ranBefore: true).baseTopic == "resend-button/pi")
+        #expect(MQTTIdentity.resolve(host: "pi", deviceID: "abc", remembered: nil, ranBefore: false).baseTopic == "resend-button/abc")
+        let unnamed = MQTTIdentity.resolve(host: "pi", deviceID: nil, remembered: nil, ranBefore: false)
+        #expect(unnamed.clientID == "resend-button-pi" && unnamed.note?.contains("no machine id") == true)
+        #expect(
+            MQTTIdentity.parseMemory(Array("baseTopic a/b\nclientId c\ndiscovery entity\n".utf8))
+                == .init(baseTopic: "a/b", clientID: "c", discovery: .entity))
+        #expect(MQTTIdentity.parseMemory(Array("baseTopic a/#\nclientId c\n".utf8)) == nil)
+        #expect(MQTTIdentity.parseMemory(Array("baseTopic a/b\n".utf8)) == nil)
+        #expect(MQTTIdentity.memoryFile(stateFile: "/var/lib/resend-button/state.json") == "/var/lib/resend-button/mqtt-identity")
+    }
+}

@@ -136,20 +136,95 @@ struct HomeAssistantTests {
     }
 
     @Test(
-        "discovery: one device with an event entity, a seconds-left sensor, a lockout binary sensor and a Send code button, retained, with the availability topic"
+        "device discovery: one retained device message with device info, origin, availability and every entity the configuration has; a part it lacks is only its platform"
     )
-    func discovery() {
-        let messages = topics.discoveryMessages
-        #expect(
-            messages.map { $0.topic } == [
-                "homeassistant/event/rb_door/event/config", "homeassistant/sensor/rb_door/seconds_left/config",
-                "homeassistant/binary_sensor/rb_door/lockout/config", "homeassistant/button/rb_door/send/config",
-            ])
-        let texts = messages.map { String(decoding: $0.payload, as: UTF8.self) }
+    func deviceDiscovery() {
+        var keypadTopics = topics
+        keypadTopics.panel = HomeAssistantPanel(
+            model: "Resend button with keypad", hardware: "LCD 16x2, PCF8574 0x27; keypad 4x3 matrix", softwareVersion: "0.1.0", keypad: true,
+            attemptLimit: true)
+        let messages = keypadTopics.discoveryMessages
+        #expect(messages.map { $0.topic } == ["homeassistant/device/rb_door/config"])
         #expect(messages.allSatisfy { $0.retained })
-        #expect(texts.allSatisfy { $0.contains("\"availability_topic\":\"rb/door/availability\"") && $0.contains("\"identifiers\":[\"rb_door\"]") })
-        #expect(texts[3].contains("\"name\":\"Send code\",\"command_topic\":\"rb/door/command\",\"payload_press\":\"send\""))
-        #expect(texts[0].contains("\"event_types\":[\"code_sent\",\"send_failed\""))
+        let text = String(decoding: messages.last?.payload ?? [], as: UTF8.self)
+        #expect(
+            text.hasPrefix(
+                "{\"dev\":{\"identifiers\":[\"rb_door\"],\"name\":\"door\",\"manufacturer\":\"ResendButton\",\"model\":\"Resend button with keypad\",\"sw_version\":\"0.1.0\",\"hw_version\":\"LCD 16x2, PCF8574 0x27; keypad 4x3 matrix\"},\"o\":{\"name\":\"ResendButton\",\"sw_version\":\"0.1.0\"},\"availability_topic\":\"rb/door/availability\",\"cmps\":{"
+            ))
+        #expect(
+            text.contains(
+                "\"open\":{\"platform\":\"button\",\"name\":\"Open door\",\"command_topic\":\"rb/door/command\",\"payload_press\":\"open\",\"icon\":\"mdi:door-open\",\"unique_id\":\"rb_door_open\",\"object_id\":\"door_open\",\"default_entity_id\":\"button.door_open\"}"
+            ))
+        #expect(text.contains("\"reset_lockout\":{\"platform\":\"button\",\"name\":\"Reset lockout\","))
+        #expect(text.contains("\"entity_category\":\"config\",\"unique_id\":\"rb_door_reset_lockout\""))
+        #expect(
+            text.contains(
+                "\"status\":{\"platform\":\"sensor\",\"name\":\"Status\",\"state_topic\":\"rb/door/state\",\"value_template\":\"{{ value_json.status }}\",\"device_class\":\"enum\",\"options\":[\"ready\",\"sending\",\"cooldown\",\"failed\",\"locked_out\",\"stopped\"]"
+            ))
+        #expect(
+            text.contains(
+                "\"name\":\"Seconds left\",\"state_topic\":\"rb/door/state\",\"value_template\":\"{{ value_json.seconds_left }}\",\"device_class\":\"duration\",\"unit_of_measurement\":\"s\""
+            ))
+        #expect(text.contains("\"name\":\"Lockout time left\""))
+        #expect(text.contains("\"name\":\"Attempts left\""))
+        #expect(text.contains("\"entry\":{\"platform\":\"sensor\",\"name\":\"Entry\""))
+        #expect(text.contains("\"device_class\":\"connectivity\",\"entity_category\":\"diagnostic\""))
+        // No cap of sends: its sensor is only its platform, which removes it.
+        #expect(text.contains("\"sends_left\":{\"platform\":\"sensor\"}"))
+        #expect(text.contains("\"event_types\":[\"code_sent\",\"send_failed\""))
+    }
+
+    @Test("a plain button panel: no keypad sensors, no open or reset buttons; Send code, Status, Seconds left, Lockout, Display and Event")
+    func plainPanel() {
+        let plain = HomeAssistantTopics(base: "rb/door", discoveryPrefix: "homeassistant", deviceName: "door")
+        #expect(
+            plain.entities.filter { $0.included }.map { $0.component + "." + $0.object } == [
+                "event.event", "button.send", "sensor.status", "sensor.seconds_left", "binary_sensor.lockout", "binary_sensor.display",
+            ])
+        var capped = plain
+        capped.panel.sendCap = true
+        #expect(capped.entities.filter { $0.included }.map { $0.object }.contains("sends_left"))
+    }
+
+    @Test(
+        "entity discovery (older Home Assistant): one message per included entity with device and origin, an empty one for each part left out"
+    )
+    func entityDiscovery() {
+        var old = topics
+        old.discovery = .entity
+        old.allowOpen = false
+        let messages = old.discoveryMessages
+        #expect(messages.count == 12 && !messages.map { $0.topic }.contains("homeassistant/device/rb_door/config"))
+        let byTopic = Dictionary(uniqueKeysWithValues: messages.map { ($0.topic, String(decoding: $0.payload, as: UTF8.self)) })
+        #expect(byTopic["homeassistant/button/rb_door/open/config"] == "")
+        let send = byTopic["homeassistant/button/rb_door/send/config"] ?? ""
+        #expect(send.hasPrefix("{\"name\":\"Send code\",\"command_topic\":\"rb/door/command\",\"payload_press\":\"send\""))
+        #expect(
+            send.contains(
+                "\"unique_id\":\"rb_door_send\",\"object_id\":\"door_send\",\"default_entity_id\":\"button.door_send\",\"availability_topic\":\"rb/door/availability\",\"device\":{\"identifiers\":[\"rb_door\"]"
+            ))
+        #expect(send.contains("\"origin\":{\"name\":\"ResendButton\"}"))
+        #expect(messages.allSatisfy { $0.retained })
+    }
+
+    @Test("migration: the cleanup of the other form is empty retained payloads on each of its topics of this device")
+    func migration() {
+        let fromEntity = topics.discoveryCleanup(from: .entity)
+        #expect(fromEntity.count == 12 && fromEntity.allSatisfy { $0.retained && $0.payload.isEmpty })
+        #expect(fromEntity.map { $0.topic }.contains("homeassistant/sensor/rb_door/seconds_left/config"))
+        #expect(topics.discoveryCleanup(from: .device) == [BrokerMessage(topic: "homeassistant/device/rb_door/config", text: "", retained: true)])
+    }
+
+    @Test("a device name with spaces and quotes: escaped in JSON; the entity ids use its slug")
+    func deviceNames() {
+        let named = HomeAssistantTopics(base: "rb/door", discoveryPrefix: "homeassistant", deviceName: "Front \"Door\" 2")
+        let text = String(decoding: named.discoveryMessages.last?.payload ?? [], as: UTF8.self)
+        #expect(text.contains("\"name\":\"Front \\\"Door\\\" 2\""))
+        #expect(text.contains("\"default_entity_id\":\"sensor.front_door_2_status\""))
+        for good in ["door", "Front door", "Tür 2"] { #expect(HomeAssistantTopics.isValidName(good), "\(good)") }
+        for bad in ["", " door", "door ", "a\nb", "a\u{7F}", String(repeating: "x", count: 65)] {
+            #expect(!HomeAssistantTopics.isValidName(bad), "\(bad)")
+        }
     }
 
     @Test("topics: no wildcards, quotes, spaces or control characters; not starting or ending with a slash")

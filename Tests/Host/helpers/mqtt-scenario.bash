@@ -4,7 +4,7 @@
 # (plain, TLS with a test CA made by openssl, and one with a password file) and runs the simulator
 # on real time (`simulate --headless --realtime` with an `mqtt` section) against it. What it
 # checks, with mosquitto_sub capturing every topic and payload:
-#   topics     availability, discovery (4 entities), state JSON, events as documented (docs/mqtt.md)
+#   topics     availability, device discovery (and the per-entity topics emptied), state JSON, events as documented (docs/mqtt.md)
 #   secrecy    a typed code appears in no payload (byte search), nor its length
 #   retention  state and availability retained, events not
 #   will       SIGKILL: the broker publishes availability offline (the last will)
@@ -147,7 +147,8 @@ simulate one "$work/c1.json5" --duration 30 --mock-send ok@0.2 --mock-verify rej
     --script "press@0.2 keys@1:271828# keys@4:271828# end@120"
 wait_for "$work/all.txt" '^0 rb/test/event \{"event_type":"lockout_started"\}$' 20 || true
 check "availability online, retained" grep -qx '1 rb/test/availability online' "$work/all.txt"
-check "discovery: event, sensor, binary sensor, button" test "$(count "$work/all.txt" '^1 homeassistant/(event|sensor|binary_sensor|button)/rb_test/[a-z_]+/config \{')" -eq 4
+check "discovery: one device message with the panel's entities" grep -qE '^1 homeassistant/device/rb_test/config \{"dev":.*"cmps":\{"event":\{"platform":"event"' "$work/all.txt"
+check "discovery: the per-entity topics emptied (none with a payload)" test "$(count "$work/all.txt" '^1 homeassistant/(event|sensor|binary_sensor|button)/rb_test/[a-z_]+/config \{')" -eq 0
 check "state JSON retained, every documented key" grep -qE '^1 rb/test/state \{"status":"cooldown","seconds_left":[0-9]+,"sends_left":null,"entry":"entering","attempts_left":2,"lockout":false,"lockout_seconds_left":0,"display_online":true\}$' "$work/all.txt"
 check "event code_sent, not retained" grep -qx '0 rb/test/event {"event_type":"code_sent"}' "$work/all.txt"
 check "event code_rejected, not retained" grep -qx '0 rb/test/event {"event_type":"code_rejected"}' "$work/all.txt"
@@ -164,8 +165,7 @@ check "late subscriber: no event" test "$(count "$work/late.txt" 'rb/test/event'
 before=$(count "$work/all.txt" '/config \{')
 mosquitto_pub -h 127.0.0.1 -p "$port" -t homeassistant/status -m online
 wait_for "$work/all.txt" '^1 homeassistant/button/rb_test/send/config' 10 || true
-sleep 0.5 # let the other three arrive too; the count below is the check
-check "discovery republished on homeassistant/status online" test "$(count "$work/all.txt" '/config \{')" -ge $((before + 4))
+check "discovery republished on homeassistant/status online" wait_count "$work/all.txt" '/config \{' $((before + 1)) 10
 
 mosquitto_pub -h 127.0.0.1 -p "$port" -t rb/test/command -m open
 check "open refused when not allowed (logged)" wait_for "$work/one.out" 'mqtt command refused command=open' 10
