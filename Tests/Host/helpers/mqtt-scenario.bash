@@ -164,7 +164,7 @@ check "late subscriber: no event" test "$(count "$work/late.txt" 'rb/test/event'
 
 before=$(count "$work/all.txt" '/config \{')
 mosquitto_pub -h 127.0.0.1 -p "$port" -t homeassistant/status -m online
-wait_for "$work/all.txt" '^1 homeassistant/button/rb_test/send/config' 10 || true
+wait_for "$work/all.txt" '^1 homeassistant/device/rb_test/config' 10 || true
 check "discovery republished on homeassistant/status online" wait_count "$work/all.txt" '/config \{' $((before + 1)) 10
 
 mosquitto_pub -h 127.0.0.1 -p "$port" -t rb/test/command -m open
@@ -257,7 +257,7 @@ check "retained command: the broker never sent it to the device" \
 # Home Assistant's retained `online` still reaches the device (and discovery follows).
 check "retained homeassistant/status online: still sent to the device at each connection" \
     test "$(count "$work/failclosed.log" "Sending PUBLISH to rb-retain .*r1.*'homeassistant/status'")" -ge 3
-check "discovery published after the reconnections" wait_for "$work/retain.txt" '^1 homeassistant/button/rb_test/send/config' 10
+check "discovery published after the reconnections" wait_for "$work/retain.txt" '^1 homeassistant/device/rb_test/config \{' 10
 mosquitto_pub -h 127.0.0.1 -p "$port" -t rb/test/command -m open
 check "a live open (allowed) still pulses the output" wait_for "$work/retain.out" 'output active' 10
 kill "$sim_pid" 2> /dev/null || true
