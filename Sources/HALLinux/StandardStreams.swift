@@ -22,6 +22,23 @@ public enum StandardStreams {
         }
     }
 
+    /// Writes `bytes` to `path` (created 0644, or truncated), never through a symbolic link planted
+    /// there (O_NOFOLLOW). For the program's own output files (the simulator's picture of the glass),
+    /// not the state file, which is replaced atomically by `StateFile`.
+    public static func replaceFile(_ path: String, with bytes: [UInt8]) throws(HALError) {
+        let fd = try Syscall.run("open \(path)") { rb_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644) }
+        defer { _ = close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            offset += try Syscall.run("write \(path)") {
+                bytes.withUnsafeBytes { buffer in
+                    guard let base = buffer.baseAddress else { return 0 }
+                    return CLinuxOS.write(fd, base + offset, buffer.count - offset)
+                }
+            }
+        }
+    }
+
     /// The whole regular file at `path` as UTF-8 text (invalid bytes become U+FFFD), read with
     /// `FileReader.read`: no link followed, nothing but a regular file opened, at most `limit` bytes.
     public static func readTextFile(_ path: String, limit: Int) throws(FileReadError) -> String {

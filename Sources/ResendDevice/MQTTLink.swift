@@ -1,3 +1,4 @@
+import CharacterLCD
 import HAL
 import HALLinux
 import ResendConfig

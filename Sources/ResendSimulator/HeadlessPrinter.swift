@@ -97,8 +97,7 @@ public func runHeadless(
     let printer = HeadlessPrinter(
         emulator: device.emulator, led: device.led, start: start, events: events, outputLine: services.keypad == nil ? nil : line,
         logSendOutput: services.logSendOutput, glass: device.oled == nil ? nil : { [device] in device.screenText }, output: output)
-    final class Picture { var bytes: [UInt8]? }
-    let picture = Picture()
+    let picture = GlassPicture()
     if let oled = device.oled, services.picturePath != nil {
         printer.untilStopped = { picture.bytes = oled.pgm(scale: 4) }
     }
@@ -126,4 +125,9 @@ public func runHeadless(
             output("picture \(path): the glass before the stop, 512x256 PGM")
         }
     }
+}
+
+/// The picture of the glass taken as the run stops (`--picture`), filled by the printer's stop hook.
+final class GlassPicture {
+    var bytes: [UInt8]?
 }

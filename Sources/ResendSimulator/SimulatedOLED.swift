@@ -1,6 +1,6 @@
 import CharacterLCD
-import Glibc
 import HAL
+import HALLinux
 import HALMock
 import ResendConfig
 
@@ -85,17 +85,10 @@ public func halfBlockRows(_ emulator: OLEDEmulator) -> [String] {
 /// Writes `bytes` (a picture of the glass, `OLEDEmulator.pgm`) to `path`, replacing it; never
 /// through a symbolic link. Returns why it could not, nil on success.
 public func savePicture(_ bytes: [UInt8], to path: String) -> String? {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-    guard fd >= 0 else { return String(cString: strerror(errno)) }
-    defer { _ = close(fd) }
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if written < 0 {
-            if errno == EINTR { continue }
-            return String(cString: strerror(errno))
-        }
-        offset += written
+    do throws(HALError) {
+        try StandardStreams.replaceFile(path, with: bytes)
+        return nil
+    } catch {
+        return describe(error)
     }
-    return nil
 }
