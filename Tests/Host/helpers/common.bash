@@ -71,4 +71,4 @@ shared_deb() {
 }
 
 # program_version: the version the package carries (programVersion in the CLI).
-program_version() { sed -n 's/^public let programVersion = "\(.*\)"$/\1/p' Sources/ResendApp/CLI.swift; }
+program_version() { sed -n 's/^public let programVersion = "\(.*\)"$/\1/p' Sources/ResendDevice/MQTTLink.swift; }
