@@ -84,22 +84,26 @@ public func runOutputCommand(
     }
     let path = parsed.value("config") ?? DeviceConfig.defaultPath
     let keypad: DeviceConfig.Keypad
+    var fileHasProblems = false
     do throws(ExitError) {
         keypad = try DeviceConfig.load(for: parsed, read: console.readConfig).keypad
     } catch {
         // A hook that keeps a door safe reads only what it needs: a mistake elsewhere in the file
         // (run refuses it) must not leave the strike as it is.
         guard let own = outputKeys(path, read: console.readConfig) else { throw error }
-        console.err("output off: \(path) has problems (resend-button config check lists them); keypad.output is valid, so it is driven")
+        fileHasProblems = true
         keypad = own
     }
+    let problems = "output off: \(path) has problems (resend-button config check lists them)"
     guard let target = outputTarget(keypad) else {
+        if fileHasProblems { console.err(problems) }
         let reason =
             keypad.output.line.map { "keypad.enabled is not true, so run does not drive keypad.output.line \(shown($0))" }
             ?? "no keypad.output.line"
         console.out("output off: nothing to drive: \(reason) in \(path)")
         return
     }
+    if fileHasProblems { console.err(problems + "; keypad.output is valid, so it is driven") }
     do throws(HALError) {
         let location = try drive(target)
         console.out("output off: keypad output \(location.description) driven inactive (\(target.inactiveLevel))")

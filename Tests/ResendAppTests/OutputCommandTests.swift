@@ -137,6 +137,14 @@ struct OutputCommandTests {
             result.err == ["output off: \(Self.path) has problems (resend-button config check lists them); keypad.output is valid, so it is driven"])
     }
 
+    @Test func aMistakeElsewhereWithNoOutputLineSaysNothingIsDrivenNotThatItIs() {
+        let result = Self.run(["output", "off", "--config", Self.path], text: #"{cooldown: {seconds: "soon"}}"#)
+        #expect(result.code == .ok, "\(result.err)")
+        #expect(result.driven.isEmpty)
+        #expect(result.out == ["output off: nothing to drive: no keypad.output.line in \(Self.path)"])
+        #expect(result.err == ["output off: \(Self.path) has problems (resend-button config check lists them)"])
+    }
+
     @Test(
         "a mistake in the output's own keys, keypad.enabled or the file's syntax is still exit 78, nothing driven",
         arguments: [

@@ -314,7 +314,9 @@ sleep 7
 state=$(property ActiveState)
 exit_status=$(property ExecMainStatus)
 restarts=$(property NRestarts)
-message=$(journal | grep -v '^[0-9.]* ' | tail -n 1)
+# The program's own last message: not an event line, and not the ExecStopPost hook's (output off
+# runs after every exit and says what it drove).
+message=$(journal | grep -v '^[0-9.]* ' | grep -v '^output off: ' | tail -n 1)
 echo "systemctl start -> $start_status; $state, ExecMainStatus=$exit_status, NRestarts=$restarts; the program said: $message"
 if [ "$start_status" = 0 ]; then
     fail 8 "systemctl start succeeded with a broken configuration"
