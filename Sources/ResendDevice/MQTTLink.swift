@@ -4,9 +4,6 @@ import HALLinux
 import ResendConfig
 import ResendCore
 
-/// The program's version, printed by `--version` and told to Home Assistant.
-public let programVersion = "0.1.0"
-
 /// The panel's identity on the broker where the configuration leaves it to the defaults
 /// (docs/mqtt.md, identity): a device id from the machine id (`MachineIdentity`), never the
 /// machine id itself; the host name only as the device's display name. An installation that ran

@@ -70,5 +70,5 @@ shared_deb() {
     cat "$dir.path"
 }
 
-# program_version: the version the package carries (programVersion in the CLI).
-program_version() { sed -n 's/^public let programVersion = "\(.*\)"$/\1/p' Sources/ResendDevice/MQTTLink.swift; }
+# program_version: the version the package carries (programVersion, Sources/ResendDevice/ProgramVersion.swift).
+program_version() { sed -n 's/^public let programVersion = "\(.*\)"$/\1/p' Sources/ResendDevice/ProgramVersion.swift; }
