@@ -12,10 +12,12 @@ import HAL
 ///   broker that answers "unsupported protocol version" gets MQTT v3.1.1 from the next attempt on
 ///   (reported once as `protocolFallback`); it may then send messages of any size.
 /// - The keepalive is kept by what was last read, not only by what was written: a broker that
-///   stops answering is noticed within two keepalive periods (and 2 s) even while a countdown
-///   publishes every second (a PINGREQ one period after the broker was last heard, the end of the
-///   connection one period later). The messages handed over after the broker was last heard are
-///   counted (`unconfirmedAtLoss`): with QoS 0 nobody knows whether they arrived.
+///   stops answering is noticed within 1.5 keepalive periods (and 1 s) of when it was last heard,
+///   even while a countdown publishes every second: a PINGREQ one period (and 1 s: libmosquitto
+///   counts whole seconds) after the broker was last heard, and the end of the connection when
+///   nothing comes back within half a period, as an MQTT broker waits 1.5 periods for a silent
+///   client. The messages handed over after the broker was last heard are counted
+///   (`unconfirmedAtLoss`): with QoS 0 nobody knows whether they arrived.
 /// - A message on one of `Settings.liveOnlyTopics` delivered retained (kept by the broker from
 ///   before, replayed at every subscription) is refused: with MQTT v5 the subscription asks the
 ///   broker never to send it (retain handling 2), with v3.1.1 it is dropped here. Dropped
@@ -144,6 +146,8 @@ public final class MQTTClient: MessagePublisher {
     private var started = false
     /// The socket hung up and libmosquitto kept it: not polled until the next attempt.
     private var abandoned = false
+    /// When libmosquitto sent the PINGREQ that the broker has not answered yet (nothing read since).
+    private var pingSentAt: Instant?
 
     /// Prepares the client (credentials, TLS, will); does not connect (`start`).
     public init(_ settings: Settings) throws(HALError) {
@@ -197,11 +201,14 @@ public final class MQTTClient: MessagePublisher {
     /// When `service(now:)` must run: the keepalive or the next connection attempt.
     public var nextService: Instant? { earliestOf(retryAt, keepaliveAt) }
 
-    /// When libmosquitto's keepalive check (`mosquitto_loop_misc`) must run: one period (plus 1 s:
-    /// libmosquitto counts whole seconds) after the older of the last read and the last write.
-    /// Writes alone never postpone it: a broker that stopped reading still gets its PINGREQ.
+    /// When the keepalive must be looked at: with a PINGREQ unanswered, half a period after it
+    /// went out (the connection is then given up); otherwise when libmosquitto's keepalive check
+    /// (`mosquitto_loop_misc`, which sends the PINGREQ) is due: one period (plus 1 s: libmosquitto
+    /// counts whole seconds) after the older of the last read and the last write. Writes alone
+    /// never postpone it: a broker that stopped reading still gets its PINGREQ.
     private var keepaliveAt: Instant? {
         guard descriptor != nil, let lastIn, let lastOut else { return nil }
+        if let pingSentAt { return pingSentAt + answerWait }
         return min(lastIn, lastOut) + keepalive
     }
 
@@ -235,11 +242,21 @@ public final class MQTTClient: MessagePublisher {
     public func service(now: Instant) -> [Happening] {
         var out: [Happening] = []
         if let at = keepaliveAt, at <= now {
-            // libmosquitto sends its PINGREQ and counts the broker as heard now, or ends a
-            // connection whose PINGREQ went unanswered (MOSQ_ERR_KEEPALIVE).
-            lastIn = now
-            lastOut = now
-            out += collect(code: rb_mqtt_misc(client), now: now)
+            if pingSentAt != nil {
+                // Nothing came back within half a period of the PINGREQ: the broker is gone or
+                // hung. libmosquitto itself would wait a whole period more.
+                pingSentAt = nil
+                abandoned = true
+                _ = rb_mqtt_disconnect(client)
+                lose(reason: reason(RB_MQTT_ERR_KEEPALIVE), now: now)
+            } else {
+                // libmosquitto sends its PINGREQ and counts the broker as heard now, or ends a
+                // connection that is not up yet (MOSQ_ERR_KEEPALIVE).
+                lastIn = now
+                lastOut = now
+                out += collect(code: rb_mqtt_misc(client), now: now)
+                if state == .connected && descriptor != nil { pingSentAt = now }
+            }
         }
         if let at = retryAt, at <= now {
             out += connect(now: now)
@@ -293,10 +310,13 @@ public final class MQTTClient: MessagePublisher {
     }
 
     private var keepalive: TimeSpan { .seconds(Int64(settings.keepaliveSeconds + 1)) }
+    /// How long a PINGREQ may go unanswered: half a keepalive period.
+    private var answerWait: TimeSpan { .milliseconds(Int64(settings.keepaliveSeconds) * 500) }
 
     /// Something came from the broker: it is alive.
     private func heard(now: Instant) {
         lastIn = now
+        pingSentAt = nil
         unheardMessages = 0
     }
 
@@ -397,6 +417,7 @@ public final class MQTTClient: MessagePublisher {
     private func loseKeepingState(now: Instant) {
         lastIn = nil
         lastOut = nil
+        pingSentAt = nil
         retryAt = now + retry
         retry = min(retry + retry, Self.longestRetry)
     }
