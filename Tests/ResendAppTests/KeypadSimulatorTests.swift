@@ -130,6 +130,22 @@ struct KeypadSimulatorTests {
         #expect(!first.out.joined(separator: "\n").contains("918273"))
     }
 
+    @Test(
+        "a flood of # at the keypad is 10 'code too short' lines per 10 s and a summary counting the rest; the device's own 'code rejected' still logged"
+    )
+    func keyFloodIsRateLimited() {
+        let flood = String(repeating: "#", count: 60)
+        let result = simulate([
+            "--events", "--mock-send", "ok@1", "--mock-verify", "reject@0.2", "--script", "press@0 keys@2:\(flood) keys@25:1234# end@40",
+        ])
+        #expect(result.code == .ok)
+        let tooShort = result.out.filter { $0.hasSuffix(" code too short length=0") }
+        #expect(tooShort.count == 20)
+        #expect(result.out.contains("12.020 log suppressed event=\"code too short\" count=24 seconds=10"))
+        #expect(result.out.contains("23.020 log suppressed event=\"code too short\" count=16 seconds=10"))
+        #expect(result.out.contains("26.420 code rejected attempts_left=2"))
+    }
+
     @Test("--headless --realtime --verify-command: a real command gets the code on its standard input (a wrong code, then the right one)")
     func realVerifyCommand() {
         let result = simulate(
