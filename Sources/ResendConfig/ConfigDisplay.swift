@@ -82,7 +82,14 @@ extension DeviceConfig {
             for (key, placeholder, get, _) in DeviceConfig.entryTextKeys {
                 var text = get(keypad.texts)
                 if let placeholder { text = DeviceConfig.replacing(placeholder, in: text, with: "999") }
-                if key == "fieldPrefix" { text += String(repeating: keypad.texts.maskCharacter, count: keypad.entry.maxLength) }
+                if key == "fieldPrefix" {
+                    // The field as it shows: the cells still to type (`emptyCharacter`) and the
+                    // typed ones (`maskCharacter`, or digits); each needs its glyph and must fit.
+                    let prefix = text
+                    text += String(repeating: keypad.texts.maskCharacter, count: keypad.entry.maxLength)
+                    texts.append(
+                        (path: "keypad.texts." + key, text: prefix + String(repeating: keypad.texts.emptyCharacter, count: keypad.entry.maxLength)))
+                }
                 texts.append((path: "keypad.texts." + key, text: text))
             }
         }

@@ -1,4 +1,9 @@
+import CharacterLCD
+import HAL
+import HALMock
 import ResendConfig
+import ResendCore
+import ResendDevice
 import Testing
 
 /// `display.*` and `config check` against the OLED's font: the Unifont fixture stands in for
@@ -97,5 +102,29 @@ struct OLEDSimulatorTests {
         let outcome = runCommand(["simulate", "--headless", "--script", "press@1", "--picture", "/tmp/x.pgm"])
         #expect(outcome.code == .usage)
         #expect(outcome.err == [#"simulate: --picture needs --headless and an OLED (display.kind "ssd1306" or "sh1106" in the configuration)"#])
+    }
+
+    @Test("the code field's blank cells show on the OLED as the font's '_', not as dark cells")
+    func blankFieldCells() throws {
+        let config = try DeviceConfig.parse(
+            text: #"""
+                {display: {kind: "ssd1306", font: "/fonts/u.hex"}, lcd: {geometry: "20x4"},
+                 keypad: {enabled: true, entry: {minLength: 6, maxLength: 6}, verify: {command: ["/bin/true"]}, texts: {fieldPrefix: "验证码: "}}}
+                """#, source: "t.json5")
+        let fixture = String(decoding: try #require(fileBytes(unifontFixturePath)), as: UTF8.self)
+        let loaded = try config.loadOLEDFont(source: "t.json5", read: { $0 == "/fonts/u.hex" ? .text(fixture) : .missing })
+        let font = try #require(loaded)
+        let clock = ManualClock()
+        let bus = RecordingI2CBus(clock: clock, blocking: true)
+        let emulator = OLEDEmulator(chip: .ssd1306)
+        let address = I2CAddress(constant: 0x3C)
+        bus.attach(emulator, at: address)
+        var display = OLEDDisplay(oled: SSD130x(bus: bus, delay: VirtualDelay(clock: clock), address: address, controller: .ssd1306), font: font)
+        try display.start(now: clock.now())
+        // Two digits typed (masked), four cells still to type.
+        let lines = ["Verification", "Resend (60)", "Enter code", "验证码: **____"]
+        _ = display.show(ScreenText(lines: lines), now: clock.now())
+        #expect(emulator.rows == ReferenceFont(path: unifontFixturePath).glass(lines))
+        #expect(emulator.violations.isEmpty, "\(emulator.violations)")
     }
 }
