@@ -36,6 +36,18 @@ struct OLEDConfigTests {
         #expect(outcome.err == [#"t.json5: texts.title: "门禁验证" has '门' (U+95E8), which the font /fonts/u.hex has no glyph for"#])
     }
 
+    @Test("a combining mark: exit 78 naming the text, the mark and its code point, though the font has a glyph for it")
+    func combiningMark() {
+        // Unifont draws U+0301 on its own cell (over a dotted circle); the layout puts one glyph
+        // after the other, so "é" as e + U+0301 would show as two cells.
+        let outcome = check(#"{display: {kind: "ssd1306", font: "/fonts/u.hex"}, texts: {title: "Cafe\u0301"}}"#)
+        #expect(outcome.code == .config)
+        #expect(
+            outcome.err == [
+                "t.json5: texts.title: \"Cafe\u{301}\" has the combining mark U+0301, which the OLED cannot place over the character before it (write the precomposed character, e.g. 'é' U+00E9)"
+            ])
+    }
+
     @Test("a text wider than 128 pixels: exit 78 with its width")
     func tooWide() {
         let outcome = check(#"{display: {kind: "ssd1306", font: "/fonts/u.hex"}, texts: {sendLabel: "获取验证码获取验证码"}}"#)
