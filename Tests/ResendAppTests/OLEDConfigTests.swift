@@ -109,6 +109,23 @@ struct OLEDSimulatorTests {
         #expect(Array(bytes.prefix(15)) == Array("P5\n512 256\n255\n".utf8))
     }
 
+    @Test("board/examples/chinese-keypad.json5 end to end: the Chinese prompt and the field 验证码: with its blank and masked cells read off the glass")
+    func chineseKeypadExample() throws {
+        let directory = TemporaryDirectory()
+        let example = try #require(readRepositoryFile("board/examples/chinese-keypad.json5"))
+        let config = directory.write(
+            "c.json5",
+            example.split(separator: "/usr/share/unifont/unifont.hex", omittingEmptySubsequences: false).joined(separator: unifontFixturePath))
+        let outcome = runCommand(["simulate", "--headless", "--config", config, "--script", "press@1 keys@3:123 end@4"])
+        #expect(outcome.code == .ok, "\(outcome.err)")
+        let screens = outcome.out.filter { $0.contains(" screen ") }
+        #expect(screens.first == "0.000 screen |短信验证|获取验证码|||")
+        #expect(screens.contains("1.020 screen |短信验证|重新获取(60)|请输入验证码|验证码: ______|"), "\(screens)")
+        #expect(screens.contains { $0.hasSuffix(" screen |短信验证|重新获取(58)|请输入验证码|验证码: ***___|") }, "\(screens)")
+        #expect(screens.last == "4.000 screen |已停止||||")
+        #expect(!outcome.out.contains { $0.hasPrefix("violation") })
+    }
+
     @Test("--picture without an OLED is a usage error")
     func pictureNeedsOLED() {
         let outcome = runCommand(["simulate", "--headless", "--script", "press@1", "--picture", "/tmp/x.pgm"])
