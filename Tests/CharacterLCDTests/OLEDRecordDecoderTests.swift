@@ -60,4 +60,18 @@ struct OLEDRecordDecoderTests {
         let last = try #require(out.last(where: { $0.contains(" tx=") }))
         #expect(last.hasSuffix("|验证码已发送|重新获取(5?)|||"), "\(last)")
     }
+
+    @Test("a malformed font line is an error naming the line, never a crash")
+    func malformedFont() {
+        for (text, line) in [
+            ("0041:00000000000000000000000000000000\n0042:xyz\n", 2), ("zz:00\n", 1), ("0041:" + String(repeating: "G", count: 32), 1),
+        ] {
+            #expect(throws: AdapterRecordError.self) { _ = try GlassGlyphs(hex: text) }
+            do {
+                _ = try GlassGlyphs(hex: text)
+            } catch {
+                #expect(error.message.hasPrefix("font line \(line): "), "\(error.message)")
+            }
+        }
+    }
 }
