@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "resend-button", targets: ["resend-button"]),
         .executable(name: "resend-bench", targets: ["resend-bench"]),
         .executable(name: "hd44780-decode", targets: ["hd44780-decode"]),
+        .executable(name: "oled-decode", targets: ["oled-decode"]),
     ],
     targets: [
         // Pure layers: no Foundation, no Glibc; they also compile as Embedded Swift (scripts/embedded-check).
@@ -52,6 +53,8 @@ let package = Package(
             swiftSettings: strict),
         // scripts/vm-test: decodes the plain-I2C test adapter's record into the glass (HALMock's emulator).
         .executableTarget(name: "hd44780-decode", dependencies: ["HALMock", "HAL"], swiftSettings: strict),
+        // scripts/vm-test: the same record read as a 128x64 OLED's glass (HALMock's OLED emulator).
+        .executableTarget(name: "oled-decode", dependencies: ["HALMock", "HAL"], swiftSettings: strict),
 
         // Linux: the only code that talks to the OS. One small C target per OS library.
         // CGPIOD: libgpiod v1 (system) or v2 (scripts/libgpiod-v2 prints the flags), chosen at compile time.

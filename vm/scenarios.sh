@@ -2,7 +2,7 @@
 # Scenarios of vm-test, run by /init inside the guest (busybox sh) against the real binary
 # (/usr/bin/resend-button), gpio-sim and an I2C adapter (vm/hardware.sh): once with
 # ADAPTER=stub (i2c-stub, SMBus only) and once with ADAPTER=plain (i2c-plain, plain I2C like the
-# Pi's i2c-bcm2835; then also the glass scenario of vm/glass.sh). Each scenario prints its
+# Pi's i2c-bcm2835; then also the glass scenario of vm/glass.sh and the OLED one of vm/oled.sh). Each scenario prints its
 # BEGIN and RESULT lines (vm/lib.sh) with the id <number> on i2c-stub and <number>-plain on
 # i2c-plain, both after $ID_PREFIX (set by /init: empty on x86-64, "arm64-" in the arm64 guest).
 # The exit status is the number of failed scenarios.
@@ -682,5 +682,8 @@ if [ "$ADAPTER" = plain ]; then
     # shellcheck source=glass.sh source-path=SCRIPTDIR disable=SC1091 # /vm/glass.sh in the guest
     . /vm/glass.sh
     scenario_glass
+    # shellcheck source=oled.sh source-path=SCRIPTDIR disable=SC1091 # /vm/oled.sh in the guest
+    . /vm/oled.sh
+    scenario_oled
 fi
 exit "$failures"

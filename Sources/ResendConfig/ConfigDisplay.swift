@@ -82,7 +82,14 @@ extension DeviceConfig {
             for (key, placeholder, get, _) in DeviceConfig.entryTextKeys {
                 var text = get(keypad.texts)
                 if let placeholder { text = DeviceConfig.replacing(placeholder, in: text, with: "999") }
-                if key == "fieldPrefix" { text += String(repeating: keypad.texts.maskCharacter, count: keypad.entry.maxLength) }
+                if key == "fieldPrefix" {
+                    // The field as it shows: the cells still to type (`emptyCharacter`) and the
+                    // typed ones (`maskCharacter`, or digits); each needs its glyph and must fit.
+                    let prefix = text
+                    text += String(repeating: keypad.texts.maskCharacter, count: keypad.entry.maxLength)
+                    texts.append(
+                        (path: "keypad.texts." + key, text: prefix + String(repeating: keypad.texts.emptyCharacter, count: keypad.entry.maxLength)))
+                }
                 texts.append((path: "keypad.texts." + key, text: text))
             }
         }
@@ -112,6 +119,17 @@ extension DeviceConfig {
                     message: "the seconds need the digits 0-9, and the font \(fontPath) has no glyph for \(glyphName(digit))"))
         }
         for (path, text) in displayedTexts {
+            // Unifont has glyphs for combining marks, but each on a cell of its own: the layout
+            // puts glyphs side by side and cannot place a mark over the character before it.
+            if let mark = text.unicodeScalars.first(where: isCombiningMark) {
+                problems.append(
+                    ConfigError(
+                        path: path,
+                        message:
+                            "\(jsonString(text)) has the combining mark \(glyphName(mark)), which the OLED cannot place over the character before it (write the precomposed character, e.g. 'é' U+00E9)"
+                    ))
+                continue
+            }
             if let scalar = font.firstMissing(in: text) {
                 problems.append(
                     ConfigError(
@@ -150,6 +168,14 @@ extension DeviceConfig {
             }
         }
         return String(decoding: result, as: UTF8.self)
+    }
+}
+
+/// A mark drawn over or beside the character before it (Unicode's Mn, Me and Mc).
+func isCombiningMark(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .nonspacingMark, .enclosingMark, .spacingMark: return true
+    default: return false
     }
 }
 

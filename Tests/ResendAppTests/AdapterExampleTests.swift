@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 @testable import ResendApp
@@ -31,5 +32,49 @@ struct AdapterExampleTests {
             #expect(program == Self.installed + route)
             #expect(readRepositoryFile("adapters/\(route)")?.hasPrefix("#!/bin/sh\n") == true)
         }
+    }
+}
+
+/// Every file in board/examples, as a user copies it: `config check` says OK. The OLED examples'
+/// font (Debian's /usr/share/unifont/unifont.hex) is the Unifont fixture here, so the check does
+/// not depend on the installed font.
+@Suite("board/examples: every example passes config check")
+struct ExampleFilesTests {
+    static var names: [String] {
+        guard let handle = opendir(repositoryFile("board/examples")) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".json5") { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    @Test("the examples include the Chinese OLED ones, with and without a keypad")
+    func listed() {
+        #expect(Self.names.contains("chinese.json5") && Self.names.contains("chinese-keypad.json5"), "\(Self.names)")
+    }
+
+    @Test("each example file passes config check", arguments: names)
+    func passes(name: String) throws {
+        let text = try #require(readRepositoryFile("board/examples/" + name))
+        let font = try #require(fileBytes(unifontFixturePath))
+        let outcome = runCommand(
+            ["config", "check", name],
+            files: [
+                name: text.replacingAll(DeviceConfig.Display.defaultFont, with: "/fonts/u.hex"),
+                "/fonts/u.hex": String(decoding: font, as: UTF8.self),
+            ])
+        #expect(outcome.code == .ok, "\(outcome.err)")
+        #expect(outcome.err == [])
+        #expect(outcome.out.count == 1 && outcome.out[0].hasPrefix("\(name): OK; "), "\(outcome.out)")
+    }
+}
+
+extension String {
+    /// `self` with every `target` replaced by `replacement`.
+    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

@@ -1,4 +1,9 @@
+import CharacterLCD
+import HAL
+import HALMock
 import ResendConfig
+import ResendCore
+import ResendDevice
 import Testing
 
 /// `display.*` and `config check` against the OLED's font: the Unifont fixture stands in for
@@ -29,6 +34,18 @@ struct OLEDConfigTests {
         let outcome = check(#"{display: {kind: "sh1106", font: "/fonts/u.hex"}, texts: {title: "门禁验证"}}"#)
         #expect(outcome.code == .config)
         #expect(outcome.err == [#"t.json5: texts.title: "门禁验证" has '门' (U+95E8), which the font /fonts/u.hex has no glyph for"#])
+    }
+
+    @Test("a combining mark: exit 78 naming the text, the mark and its code point, though the font has a glyph for it")
+    func combiningMark() {
+        // Unifont draws U+0301 on its own cell (over a dotted circle); the layout puts one glyph
+        // after the other, so "é" as e + U+0301 would show as two cells.
+        let outcome = check(#"{display: {kind: "ssd1306", font: "/fonts/u.hex"}, texts: {title: "Cafe\u0301"}}"#)
+        #expect(outcome.code == .config)
+        #expect(
+            outcome.err == [
+                "t.json5: texts.title: \"Cafe\u{301}\" has the combining mark U+0301, which the OLED cannot place over the character before it (write the precomposed character, e.g. 'é' U+00E9)"
+            ])
     }
 
     @Test("a text wider than 128 pixels: exit 78 with its width")
@@ -92,10 +109,51 @@ struct OLEDSimulatorTests {
         #expect(Array(bytes.prefix(15)) == Array("P5\n512 256\n255\n".utf8))
     }
 
+    @Test("board/examples/chinese-keypad.json5 end to end: the Chinese prompt and the field 验证码: with its blank and masked cells read off the glass")
+    func chineseKeypadExample() throws {
+        let directory = TemporaryDirectory()
+        let example = try #require(readRepositoryFile("board/examples/chinese-keypad.json5"))
+        let config = directory.write(
+            "c.json5",
+            example.split(separator: "/usr/share/unifont/unifont.hex", omittingEmptySubsequences: false).joined(separator: unifontFixturePath))
+        let outcome = runCommand(["simulate", "--headless", "--config", config, "--script", "press@1 keys@3:123 end@4"])
+        #expect(outcome.code == .ok, "\(outcome.err)")
+        let screens = outcome.out.filter { $0.contains(" screen ") }
+        #expect(screens.first == "0.000 screen |短信验证|获取验证码|||")
+        #expect(screens.contains("1.020 screen |短信验证|重新获取(60)|请输入验证码|验证码: ______|"), "\(screens)")
+        #expect(screens.contains { $0.hasSuffix(" screen |短信验证|重新获取(58)|请输入验证码|验证码: ***___|") }, "\(screens)")
+        #expect(screens.last == "4.000 screen |已停止||||")
+        #expect(!outcome.out.contains { $0.hasPrefix("violation") })
+    }
+
     @Test("--picture without an OLED is a usage error")
     func pictureNeedsOLED() {
         let outcome = runCommand(["simulate", "--headless", "--script", "press@1", "--picture", "/tmp/x.pgm"])
         #expect(outcome.code == .usage)
         #expect(outcome.err == [#"simulate: --picture needs --headless and an OLED (display.kind "ssd1306" or "sh1106" in the configuration)"#])
+    }
+
+    @Test("the code field's blank cells show on the OLED as the font's '_', not as dark cells")
+    func blankFieldCells() throws {
+        let config = try DeviceConfig.parse(
+            text: #"""
+                {display: {kind: "ssd1306", font: "/fonts/u.hex"}, lcd: {geometry: "20x4"},
+                 keypad: {enabled: true, entry: {minLength: 6, maxLength: 6}, verify: {command: ["/bin/true"]}, texts: {fieldPrefix: "验证码: "}}}
+                """#, source: "t.json5")
+        let fixture = String(decoding: try #require(fileBytes(unifontFixturePath)), as: UTF8.self)
+        let loaded = try config.loadOLEDFont(source: "t.json5", read: { $0 == "/fonts/u.hex" ? .text(fixture) : .missing })
+        let font = try #require(loaded)
+        let clock = ManualClock()
+        let bus = RecordingI2CBus(clock: clock, blocking: true)
+        let emulator = OLEDEmulator(chip: .ssd1306)
+        let address = I2CAddress(constant: 0x3C)
+        bus.attach(emulator, at: address)
+        var display = OLEDDisplay(oled: SSD130x(bus: bus, delay: VirtualDelay(clock: clock), address: address, controller: .ssd1306), font: font)
+        try display.start(now: clock.now())
+        // Two digits typed (masked), four cells still to type.
+        let lines = ["Verification", "Resend (60)", "Enter code", "验证码: **____"]
+        _ = display.show(ScreenText(lines: lines), now: clock.now())
+        #expect(emulator.rows == ReferenceFont(path: unifontFixturePath).glass(lines))
+        #expect(emulator.violations.isEmpty, "\(emulator.violations)")
     }
 }
