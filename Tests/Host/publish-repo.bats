@@ -8,8 +8,9 @@ load helpers/common
 repo_arches=(arm64 armhf amd64)
 
 setup_file() {
-    command -v apt-ftparchive > /dev/null || skip "apt-ftparchive is missing (apt-get install apt-utils)"
-    command -v gpg > /dev/null || skip "gpg is missing (apt-get install gnupg)"
+    # A shipped feature's check never skips: a missing tool fails the file, naming it.
+    command -v apt-ftparchive > /dev/null || { echo "apt-ftparchive is missing (scripts/build-deps --test installs apt-utils)" >&2; return 1; }
+    command -v gpg > /dev/null || { echo "gpg is missing (scripts/build-deps --test installs gnupg)" >&2; return 1; }
     RESEND_RELEASE_BINARY=$(release_binary)
     DEB=$(shared_deb)
     export RESEND_RELEASE_BINARY DEB
