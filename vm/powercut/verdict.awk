@@ -117,7 +117,7 @@ BEGIN {
     if (fsck != "") {
         while ((getline line < fsck) > 0) {
             split(line, f, " ")
-            fsck_result[f[1]] = f[2]
+            fsck_result[f[1]] = substr(line, length(f[1]) + 2)
         }
         close(fsck)
     }
