@@ -7,7 +7,8 @@
 
 load helpers/common
 
-# first_boot: the console of a boot that pressed at 1000000 ms and started one check before the cut.
+# first_boot: the console of a boot that pressed at 1000000 ms and started one check before the
+# cut; its last version is aaaa000000000002.
 first_boot() {
     cat <<'EOF'
 1.0 PC-HOST BOOT mode=run mutant=none cut=verify/1/5
@@ -66,7 +67,19 @@ verdict() {
     verdict clean
     assert_failure
     assert_line --partial "cut 0 (verify n=1 +5ms): free try: 1 of 1 checks started not counted"
-    assert_line --partial "tries counted 0/1, torn 0, free tries 1,"
+    assert_line --partial "(old 1, new 0, unrecorded 0), tries counted 0/1, torn 0, free tries 1,"
+}
+
+@test "an old version while no check had started passes as old" {
+    {
+        first_boot | grep -v 'PC VERIFY'
+    } >"$BATS_TEST_TMPDIR/first.log"
+    second_boot aaaa000000000001 336 1 1010060 "state restored countdown=1" >"$BATS_TEST_TMPDIR/boot-001.log"
+    echo "0 clean" >"$BATS_TEST_TMPDIR/fsck.txt"
+    run awk -f vm/powercut/verdict.awk -v cooldown=10 -v fsck="$BATS_TEST_TMPDIR/fsck.txt" -v label=powercut \
+        "$BATS_TEST_TMPDIR/first.log" "$BATS_TEST_TMPDIR/boot-001.log"
+    assert_success
+    assert_line --partial "(old 1, new 0, unrecorded 0), tries counted 0/0, torn 0, free tries 0,"
 }
 
 @test "a file no boot wrote is counted as unrecorded" {

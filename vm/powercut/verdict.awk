@@ -5,9 +5,10 @@
 # power). Boot k's opening lines show what survived cut k-1; boot k-1's lines say what had
 # happened before that cut. FILE has one line `<cut> clean|dirty` per cut (e2fsck -fn on the
 # image after the journal's replay). Every cut must leave:
-#   - the state file the old one (as boot k-1 found it) or a version written in boot k-1
-#     (PC VERSION); never torn: readable by the program, not empty; a file the program cannot read
-#     is moved aside (`state unreadable ... moved_to=X`, X listed by PC MOVED);
+#   - the state file the new one (the last version boot k-1 wrote: PC VERSION) or an old one (an
+#     earlier version, or the file boot k-1 found: the write under way at the cut did not land);
+#     never torn: readable by the program, not empty; a file the program cannot read is moved
+#     aside (`state unreadable ... moved_to=X`, X listed by PC MOVED);
 #   - every check that had started (PC VERIFY: the verify command ran) counted: the file's
 #     entry.failures at least boot k-1's count plus those checks (a shortfall is a free try), and
 #     no more than its count plus the codes submitted;
@@ -19,7 +20,7 @@
 
 function reset_boot() {
     mount_ok = 0; file = ""; size = -1; failures = ""; countdown_end = ""; program_state = ""
-    moved_to = ""; delete moved; verifies = 0; submitted = 0; delete versions; cut_text = ""
+    moved_to = ""; delete moved; verifies = 0; submitted = 0; delete versions; last_version = ""; cut_text = ""
 }
 
 # The json fields: "failures": N inside "entry", "countdownEndsUnixMs": N|null.
@@ -58,10 +59,10 @@ function judge(    count, expected, restored, readable, gained) {
             problem("the state file is torn: the program could not read it (" size " bytes)")
             if (moved_to == "" || moved_to == "-" || !(moved_to in moved))
                 problem("the unreadable file was not moved aside (moved_to=" moved_to ")")
-        } else if (file == previous_file) {
-            old++
-        } else if (file in previous_versions) {
+        } else if (file == previous_last) {
             new++
+        } else if (file == previous_file || file in previous_versions) {
+            old++
         } else {
             unrecorded++
         }
@@ -102,6 +103,7 @@ function judge(    count, expected, restored, readable, gained) {
 # Carries boot's run over as the previous one.
 function carry(    v) {
     previous_file = file
+    previous_last = last_version
     previous_failures = (program_state == "restored" && failures != "") ? failures + 0 : 0
     previous_verifies = verifies
     previous_submitted = submitted
@@ -159,7 +161,7 @@ text ~ / state unreadable / && program_state == "" {
     sub(/ .*/, "", moved_to)
 }
 text ~ /^PC MOVED / { moved[substr(text, 10)] = 1 }
-text ~ /^PC VERSION / { split(text, f, " "); versions[f[3]] = 1 }
+text ~ /^PC VERSION / { split(text, f, " "); versions[f[3]] = 1; last_version = f[3] }
 text ~ /^PC VERIFY / { verifies++ }
 text ~ / code submitted / { submitted++ }
 text ~ /^PC PRESS / { split(text, f, " "); last_press = f[3] }
