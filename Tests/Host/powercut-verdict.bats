@@ -91,7 +91,7 @@ verdict() {
 
 @test "an empty file the program refuses and moves aside is torn (and the try is lost)" {
     second_boot aaaa000000000003 0 "" "" "state unreadable reason=empty moved_to=/state/state.json.corrupt-1" \
-        "PC MOVED /state/state.json.corrupt-1" >"$BATS_TEST_TMPDIR/boot-001.log"
+        "PC MOVED /state/state.json.corrupt-1" "PC LOOP" >"$BATS_TEST_TMPDIR/boot-001.log"
     verdict clean
     assert_failure
     assert_line --partial "the state file is torn: the program could not read it (0 bytes)"
@@ -104,6 +104,38 @@ verdict() {
     verdict clean
     assert_failure
     assert_line --partial "the unreadable file was not moved aside (moved_to=-)"
+}
+
+@test "a corrupt copy missing when the guest looked after the move is named; none looked: no verdict" {
+    second_boot aaaa000000000003 20 "" "" "state unreadable reason=junk moved_to=/state/state.json.corrupt-2" \
+        "PC LOOP" >"$BATS_TEST_TMPDIR/boot-001.log"
+    verdict clean
+    assert_line --partial "the unreadable file was not moved aside: no /state/state.json.corrupt-2 after the program said so"
+    second_boot aaaa000000000003 20 "" "" "state unreadable reason=junk moved_to=/state/state.json.corrupt-2" \
+        >"$BATS_TEST_TMPDIR/boot-001.log"
+    verdict clean
+    refute_line --partial "not moved aside"
+}
+
+@test "no file after a boot that moved an unreadable one aside and wrote nothing is right; after a write it is gone" {
+    {
+        echo "1.0 PC-HOST BOOT mode=run mutant=inplace cut=countdown/1/3"
+        echo "1.2 PC MOUNT ok rw,relatime"
+        echo "1.3 PC FILE aaaa000000000003 341"
+        echo "1.5 4.066 state unreadable reason=junk moved_to=/state/state.json.corrupt-1"
+        echo "1.6 PC-HOST CUT countdown n=1 +3ms"
+    } >"$BATS_TEST_TMPDIR/first.log"
+    second_boot absent 0 "" "" "state fresh start" >"$BATS_TEST_TMPDIR/boot-001.log"
+    echo "0 clean" >"$BATS_TEST_TMPDIR/fsck.txt"
+    run awk -f vm/powercut/verdict.awk -v cooldown=10 -v fsck="$BATS_TEST_TMPDIR/fsck.txt" -v label=powercut \
+        "$BATS_TEST_TMPDIR/first.log" "$BATS_TEST_TMPDIR/boot-001.log"
+    assert_success
+    assert_line --partial "(old 1, new 0, unrecorded 0)"
+    echo "1.7 PC VERSION aaaa000000000004 336" >>"$BATS_TEST_TMPDIR/first.log"
+    run awk -f vm/powercut/verdict.awk -v cooldown=10 -v fsck="$BATS_TEST_TMPDIR/fsck.txt" -v label=powercut \
+        "$BATS_TEST_TMPDIR/first.log" "$BATS_TEST_TMPDIR/boot-001.log"
+    assert_failure
+    assert_line --partial "the state file is gone (it was aaaa000000000003, 1 versions written)"
 }
 
 @test "an empty file taken as a fresh start fails" {

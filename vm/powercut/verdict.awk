@@ -8,7 +8,8 @@
 #   - the state file the new one (the last version boot k-1 wrote: PC VERSION) or an old one (an
 #     earlier version, or the file boot k-1 found: the write under way at the cut did not land);
 #     never torn: readable by the program, not empty; a file the program cannot read is moved
-#     aside (`state unreadable ... moved_to=X`, X listed by PC MOVED);
+#     aside (`state unreadable ... moved_to=X`; X listed by PC MOVED when the guest looked after
+#     that line: PC LOOP);
 #   - every check that had started (PC VERIFY: the verify command ran) counted: the file's
 #     entry.failures at least boot k-1's count plus those checks (a shortfall is a free try), and
 #     no more than its count plus the codes submitted;
@@ -20,7 +21,7 @@
 
 function reset_boot() {
     mount_ok = 0; file = ""; size = -1; failures = ""; countdown_end = ""; program_state = ""
-    moved_to = ""; delete moved; verifies = 0; submitted = 0; delete versions; last_version = ""; cut_text = ""
+    moved_to = ""; delete moved; looked_after_move = 0; verifies = 0; submitted = 0; delete versions; last_version = ""; cut_text = ""
 }
 
 # The json fields: "failures": N inside "entry", "countdownEndsUnixMs": N|null.
@@ -43,7 +44,9 @@ function judge(    count, expected, restored, readable, gained) {
     if (!mount_ok) { problem("the state disk did not mount"); return }
     readable = (program_state == "restored")
     if (file == "absent") {
-        if (previous_file != "absent" || previous_versions_count > 0) {
+        # Absent is right only when nothing was there, or the last boot moved an unreadable file
+        # aside and wrote nothing after it.
+        if (previous_versions_count > 0 || (previous_file != "absent" && previous_state != "unreadable")) {
             torn++
             problem("the state file is gone (it was " previous_file ", " previous_versions_count " versions written)")
         } else {
@@ -57,8 +60,10 @@ function judge(    count, expected, restored, readable, gained) {
         } else if (program_state == "unreadable") {
             torn++
             problem("the state file is torn: the program could not read it (" size " bytes)")
-            if (moved_to == "" || moved_to == "-" || !(moved_to in moved))
+            if (moved_to == "" || moved_to == "-")
                 problem("the unreadable file was not moved aside (moved_to=" moved_to ")")
+            else if (looked_after_move && !(moved_to in moved))
+                problem("the unreadable file was not moved aside: no " moved_to " after the program said so")
         } else if (file == previous_last) {
             new++
         } else if (file == previous_file || file in previous_versions) {
@@ -103,6 +108,7 @@ function judge(    count, expected, restored, readable, gained) {
 # Carries boot's run over as the previous one.
 function carry(    v) {
     previous_file = file
+    previous_state = program_state
     previous_last = last_version
     previous_failures = (program_state == "restored" && failures != "") ? failures + 0 : 0
     previous_verifies = verifies
@@ -161,6 +167,7 @@ text ~ / state unreadable / && program_state == "" {
     sub(/ .*/, "", moved_to)
 }
 text ~ /^PC MOVED / { moved[substr(text, 10)] = 1 }
+text ~ /^PC LOOP$/ && program_state == "unreadable" { looked_after_move = 1 }
 text ~ /^PC VERSION / { split(text, f, " "); versions[f[3]] = 1; last_version = f[3] }
 text ~ /^PC VERIFY / { verifies++ }
 text ~ / code submitted / { submitted++ }
