@@ -48,11 +48,14 @@ second_boot() {
 }
 
 # verdict FSCK: the verdict on boot-000.log and boot-001.log with fsck result FSCK for cut 0.
+# verdict FSCK [FIRST]: the verdict on the first boot's console FIRST (default: first_boot's) and
+# boot-001.log, the cut's e2fsck result FSCK.
 verdict() {
-    first_boot >"$BATS_TEST_TMPDIR/boot-000.log"
+    local first=${2:-$BATS_TEST_TMPDIR/boot-000.log}
+    [[ -n ${2:-} ]] || first_boot >"$first"
     echo "0 $1" >"$BATS_TEST_TMPDIR/fsck.txt"
     run awk -f vm/powercut/verdict.awk -v cooldown=10 -v fsck="$BATS_TEST_TMPDIR/fsck.txt" -v label=powercut \
-        "$BATS_TEST_TMPDIR/boot-000.log" "$BATS_TEST_TMPDIR/boot-001.log"
+        "$first" "$BATS_TEST_TMPDIR/boot-001.log"
 }
 
 @test "the new file, the check counted and the countdown kept: passes with the figures" {
@@ -75,9 +78,7 @@ verdict() {
         first_boot | grep -v 'PC VERIFY'
     } >"$BATS_TEST_TMPDIR/first.log"
     second_boot aaaa000000000001 336 1 1010060 "state restored countdown=1" >"$BATS_TEST_TMPDIR/boot-001.log"
-    echo "0 clean" >"$BATS_TEST_TMPDIR/fsck.txt"
-    run awk -f vm/powercut/verdict.awk -v cooldown=10 -v fsck="$BATS_TEST_TMPDIR/fsck.txt" -v label=powercut \
-        "$BATS_TEST_TMPDIR/first.log" "$BATS_TEST_TMPDIR/boot-001.log"
+    verdict clean "$BATS_TEST_TMPDIR/first.log"
     assert_success
     assert_line --partial "(old 1, new 0, unrecorded 0), tries counted 0/0, torn 0, free tries 0,"
 }
@@ -126,14 +127,11 @@ verdict() {
         echo "1.6 PC-HOST CUT countdown n=1 +3ms"
     } >"$BATS_TEST_TMPDIR/first.log"
     second_boot absent 0 "" "" "state fresh start" >"$BATS_TEST_TMPDIR/boot-001.log"
-    echo "0 clean" >"$BATS_TEST_TMPDIR/fsck.txt"
-    run awk -f vm/powercut/verdict.awk -v cooldown=10 -v fsck="$BATS_TEST_TMPDIR/fsck.txt" -v label=powercut \
-        "$BATS_TEST_TMPDIR/first.log" "$BATS_TEST_TMPDIR/boot-001.log"
+    verdict clean "$BATS_TEST_TMPDIR/first.log"
     assert_success
     assert_line --partial "(old 1, new 0, unrecorded 0)"
     echo "1.7 PC VERSION aaaa000000000004 336" >>"$BATS_TEST_TMPDIR/first.log"
-    run awk -f vm/powercut/verdict.awk -v cooldown=10 -v fsck="$BATS_TEST_TMPDIR/fsck.txt" -v label=powercut \
-        "$BATS_TEST_TMPDIR/first.log" "$BATS_TEST_TMPDIR/boot-001.log"
+    verdict clean "$BATS_TEST_TMPDIR/first.log"
     assert_failure
     assert_line --partial "the state file is gone (it was aaaa000000000003, 1 versions written)"
 }
@@ -159,9 +157,7 @@ verdict() {
         echo "2.6 PC-HOST CUT verify n=1 +5ms"
     } >"$BATS_TEST_TMPDIR/first.log"
     second_boot aaaa000000000002 341 1 null "state restored countdown=0" >"$BATS_TEST_TMPDIR/boot-001.log"
-    echo "0 clean" >"$BATS_TEST_TMPDIR/fsck.txt"
-    run awk -f vm/powercut/verdict.awk -v cooldown=10 -v fsck="$BATS_TEST_TMPDIR/fsck.txt" -v label=powercut \
-        "$BATS_TEST_TMPDIR/first.log" "$BATS_TEST_TMPDIR/boot-001.log"
+    verdict clean "$BATS_TEST_TMPDIR/first.log"
     assert_success
     assert_line --partial "early reopenings 0 (countdowns kept 0,"
 }
