@@ -112,6 +112,80 @@ public struct AdapterRecordError: Error, Hashable, Sendable {
     }
 }
 
+/// One transaction of a record in which a message went to a decoder's device, walked at the
+/// adapter's wire times (`wireTransactions`): each byte, address bytes included, ends one byte
+/// time after the one before, from the transaction's start.
+public struct WireTransaction {
+    /// An acknowledged write to the device: when its address byte ended, each data byte with the
+    /// time it ended, and when the last one ended.
+    public struct Write {
+        public var start: Instant
+        public var bytes: [(byte: UInt8, at: Instant)]
+        public var end: Instant
+    }
+
+    public var number: Int
+    /// The first message's start stamp as written.
+    public var startText: String
+    /// Bytes on the wire up to the first unacknowledged message, address bytes included.
+    public var wire: Int
+    /// The device's writes, in order, up to the first unacknowledged message.
+    public var writes: [Write]
+    /// Whether any message of the transaction was not acknowledged.
+    public var nak: Bool
+    /// How long after its wire time the adapter returned, in nanoseconds.
+    public var lateness: Int64
+
+    /// Whether a data byte reached the device.
+    public var wrote: Bool { writes.contains { !$0.bytes.isEmpty } }
+}
+
+/// The transactions of `messages` (in record order) with a message to `address`, each walked at
+/// `byteTime` per byte. Throws when a transaction returned before its wire time was over: the
+/// record is not from an adapter that completes a transfer after its wire time at this rate.
+public func wireTransactions(
+    _ messages: [AdapterRecordMessage], address: UInt8, byteTime: TimeSpan
+) throws(AdapterRecordError) -> [WireTransaction] {
+    var transactions: [WireTransaction] = []
+    var index = 0
+    while index < messages.count {
+        let number = messages[index].transaction
+        var end = index
+        while end < messages.count && messages[end].transaction == number { end += 1 }
+        let group = messages[index..<end]
+        index = end
+        guard let first = group.first, group.contains(where: { $0.address == address }) else { continue }
+        var clock = first.start
+        var wire = 0
+        var writes: [WireTransaction.Write] = []
+        for message in group {
+            clock = clock + byteTime  // the address byte
+            wire += 1
+            guard message.acknowledged else { break }
+            let ours = !message.isRead && message.address == address
+            var write = WireTransaction.Write(start: clock, bytes: [], end: clock)
+            for byte in message.bytes {
+                clock = clock + byteTime
+                wire += 1
+                if ours { write.bytes.append((byte, clock)) }
+            }
+            write.end = clock
+            if ours { writes.append(write) }
+        }
+        let returned = group.map { $0.end }.max() ?? first.end
+        if returned < clock {
+            throw AdapterRecordError(
+                "transaction \(number) (start \(first.startText)): the adapter returned \((clock - returned).nanoseconds / 1_000) us before its \(wire) wire bytes at \(byteTime.nanoseconds) ns each were over; the record is not from an adapter that completes a transfer after its wire time at this rate (i2c-plain's clock_frequency, --bus-hz)"
+            )
+        }
+        transactions.append(
+            WireTransaction(
+                number: number, startText: first.startText, wire: wire, writes: writes,
+                nak: group.contains(where: { !$0.acknowledged }), lateness: (returned - clock).nanoseconds))
+    }
+    return transactions
+}
+
 /// Feeds a record's acknowledged writes to the backpack into an `HD44780Emulator` (a PCF8574 with
 /// the common wiring in front of an HD44780) and tells what the glass showed after each
 /// transaction.
@@ -143,52 +217,26 @@ public struct GlassDecoder {
         var output: [String] = []
         var transactionCount = 0
         var wireTotal = 0
-        var lateness: [Int64] = []  // per transfer: return minus the end of its wire time, ns
-        var index = 0
-        while index < messages.count {
-            let transaction = messages[index].transaction
-            var end = index
-            while end < messages.count && messages[end].transaction == transaction { end += 1 }
-            let group = messages[index..<end]
-            index = end
-            guard let first = group.first, group.contains(where: { $0.address == address }) else { continue }
-            var clock = first.start
-            var wire = 0
-            var wrote = false
-            for message in group {
-                clock = clock + byteTime  // the address byte
-                wire += 1
-                guard message.acknowledged else { break }
-                for byte in message.bytes {
-                    clock = clock + byteTime
-                    wire += 1
-                    if !message.isRead && message.address == address {
-                        emulator.receive(byte, at: clock)
-                        wrote = true
-                    }
-                }
+        let transactions = try wireTransactions(messages, address: address, byteTime: byteTime)
+        for transaction in transactions {
+            for write in transaction.writes {
+                for (byte, time) in write.bytes { emulator.receive(byte, at: time) }
             }
-            let returned = group.map { $0.end }.max() ?? first.end
-            if returned < clock {
-                let early = clock - returned
-                throw AdapterRecordError(
-                    "transaction \(transaction) (start \(first.startText)): the adapter returned \(early.nanoseconds / 1_000) us before its \(wire) wire bytes at \(byteTime.nanoseconds) ns each were over; the record is not from an adapter that completes a transfer after its wire time at this rate (i2c-plain's clock_frequency, --bus-hz)"
-                )
-            }
-            lateness.append((returned - clock).nanoseconds)
-            if group.contains(where: { !$0.acknowledged }) {
-                output.append("\(first.startText) tx=\(transaction) nak")
+            if transaction.nak {
+                output.append("\(transaction.startText) tx=\(transaction.number) nak")
                 continue
             }
-            guard wrote else { continue }
+            guard transaction.wrote else { continue }
             transactionCount += 1
-            wireTotal += wire
+            wireTotal += transaction.wire
             let glass = emulator.screen.map { "|" + $0 }.joined() + "|"
-            output.append("\(first.startText) tx=\(transaction) wire=\(wire) bl=\(emulator.backlight ? "on" : "off") \(glass)")
+            output.append(
+                "\(transaction.startText) tx=\(transaction.number) wire=\(transaction.wire) bl=\(emulator.backlight ? "on" : "off") \(glass)")
         }
         for violation in emulator.violations {
             output.append("violation \(violation)")
         }
+        let lateness = transactions.map { $0.lateness }  // per transfer: return minus the end of its wire time, ns
         if let least = lateness.min(), let most = lateness.max() {
             let mean = lateness.reduce(0, +) / Int64(lateness.count)
             output.append(

@@ -124,49 +124,23 @@ public struct OLEDRecordDecoder {
         var output: [String] = []
         var transactionCount = 0
         var wireTotal = 0
-        var index = 0
-        while index < messages.count {
-            let transaction = messages[index].transaction
-            var end = index
-            while end < messages.count && messages[end].transaction == transaction { end += 1 }
-            let group = messages[index..<end]
-            index = end
-            guard let first = group.first, group.contains(where: { $0.address == address }) else { continue }
-            var clock = first.start
-            var wire = 0
-            var wrote = false
+        for transaction in try wireTransactions(messages, address: address, byteTime: byteTime) {
             let dataBefore = emulator.dataBytesWritten
-            for message in group {
-                clock = clock + byteTime  // the address byte
-                wire += 1
-                guard message.acknowledged else { break }
-                let ours = !message.isRead && message.address == address
-                if ours { emulator.transactionStarted(at: clock) }
-                for byte in message.bytes {
-                    clock = clock + byteTime
-                    wire += 1
-                    if ours {
-                        emulator.receive(byte, at: clock)
-                        wrote = true
-                    }
-                }
-                if ours { emulator.transactionEnded(at: clock) }
+            for write in transaction.writes {
+                emulator.transactionStarted(at: write.start)
+                for (byte, time) in write.bytes { emulator.receive(byte, at: time) }
+                emulator.transactionEnded(at: write.end)
             }
-            let returned = group.map { $0.end }.max() ?? first.end
-            if returned < clock {
-                throw AdapterRecordError(
-                    "transaction \(transaction) (start \(first.startText)): the adapter returned \((clock - returned).nanoseconds / 1_000) us before its \(wire) wire bytes at \(byteTime.nanoseconds) ns each were over"
-                )
-            }
-            if group.contains(where: { !$0.acknowledged }) {
-                output.append("\(first.startText) tx=\(transaction) nak")
+            if transaction.nak {
+                output.append("\(transaction.startText) tx=\(transaction.number) nak")
                 continue
             }
-            guard wrote else { continue }
+            guard transaction.wrote else { continue }
             transactionCount += 1
-            wireTotal += wire
+            wireTotal += transaction.wire
             let glass = glyphs.read(emulator).map { "|" + $0 }.joined() + "|"
-            output.append("\(first.startText) tx=\(transaction) wire=\(wire) data=\(emulator.dataBytesWritten - dataBefore) \(glass)")
+            output.append(
+                "\(transaction.startText) tx=\(transaction.number) wire=\(transaction.wire) data=\(emulator.dataBytesWritten - dataBefore) \(glass)")
         }
         for violation in emulator.violations {
             output.append("violation \(violation)")
